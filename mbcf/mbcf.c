@@ -1,0 +1,469 @@
+/*
+ * mbcf/mbcf.c: remote write + memory-based FIFO over a transport, with
+ * per-peer credits, per-peer FIFO sequence numbers (reordering across
+ * multi-recv buffers) and a queue of operations the transport refused for
+ * lack of resources (retried, in order, by mbcf_progress()).
+ */
+#include "mbcf/mbcf.h"
+
+#include "util/log.h"
+#include "util/status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MBCF_OP_SEND 1
+#define MBCF_OP_WRITE 2
+#define MBCF_REORDER_MAX 65536
+
+typedef struct mbcf_held {
+    ut_list_t link;
+    uint32_t seq;
+    size_t len;
+    char bytes[];
+} mbcf_held_t;
+
+typedef struct mbcf_peer {
+    uint32_t tx_seq;         /* next FIFO seq to this peer */
+    uint32_t rx_seq;         /* next FIFO seq expected from this peer */
+    size_t tx_credits;       /* eager bytes we may still send */
+    size_t rx_owed;          /* eager bytes consumed, not yet returned */
+    ut_list_t held;          /* out-of-order FIFO messages, by seq */
+} mbcf_peer_t;
+
+struct mbcf {
+    tl_t *tl;
+    int rank;
+    int size;
+    size_t credits;
+    size_t chunk;
+    mbcf_peer_t *peers;
+    mbcf_handler_t handlers[MBCF_MAX_TYPES];
+    void *handler_args[MBCF_MAX_TYPES];
+    mbcf_notify_handler_t notify_fn;
+    void *notify_arg;
+    ut_list_t pending;       /* ops refused with NO_RESOURCE, in order */
+    ut_list_t free_ops;      /* pool of owned ops */
+    unsigned nheld;
+    mbcf_stats_t stats;
+};
+
+static void mbcf_recv_cb(void *arg, const void *buf, size_t len);
+static void mbcf_notify_cb(void *arg, uint32_t data);
+static void mbcf_tx_done_cb(void *arg, void *op_ctx, int status);
+
+const tl_caps_t *mbcf_caps(const mbcf_t *m)
+{
+    return &m->tl->caps;
+}
+
+const mbcf_stats_t *mbcf_stats(const mbcf_t *m)
+{
+    return &m->stats;
+}
+
+size_t mbcf_fifo_max(const mbcf_t *m)
+{
+    return m->tl->caps.max_msg - sizeof(mbcf_hdr_t);
+}
+
+size_t mbcf_write_chunk(const mbcf_t *m)
+{
+    return m->chunk;
+}
+
+void mbcf_tl_callbacks(mbcf_t *m, tl_callbacks_t *cb)
+{
+    cb->recv = mbcf_recv_cb;
+    cb->notify = mbcf_notify_cb;
+    cb->tx_done = mbcf_tx_done_cb;
+    cb->arg = m;
+}
+
+int mbcf_create(const mbcf_params_t *params, mbcf_t **m_p)
+{
+    mbcf_t *m;
+    int i;
+
+    m = calloc(1, sizeof(*m));
+    if (!m)
+        return UT_ERR_NO_MEMORY;
+    m->peers = calloc((size_t)params->size, sizeof(*m->peers));
+    if (!m->peers) {
+        free(m);
+        return UT_ERR_NO_MEMORY;
+    }
+    m->rank = params->rank;
+    m->size = params->size;
+    m->credits = params->credits;
+    m->chunk = params->write_chunk;
+    for (i = 0; i < params->size; i++) {
+        m->peers[i].tx_credits = params->credits;
+        ut_list_init(&m->peers[i].held);
+    }
+    ut_list_init(&m->pending);
+    ut_list_init(&m->free_ops);
+    *m_p = m;
+    return UT_OK;
+}
+
+void mbcf_attach(mbcf_t *m, tl_t *tl)
+{
+    m->tl = tl;
+    if (!m->chunk || m->chunk > tl->caps.max_write)
+        m->chunk = tl->caps.max_write;
+}
+
+void mbcf_destroy(mbcf_t *m)
+{
+    ut_list_t *e, *tmp;
+    int i;
+
+    if (!m)
+        return;
+    for (i = 0; i < m->size; i++)
+        ut_list_for_each_safe(e, tmp, &m->peers[i].held) free(ut_container_of(e, mbcf_held_t, link));
+    ut_list_for_each_safe(e, tmp, &m->pending)
+    {
+        mbcf_op_t *op = ut_container_of(e, mbcf_op_t, link);
+        ut_list_del(e);
+        if (op->owned)
+            free(op);
+    }
+    ut_list_for_each_safe(e, tmp, &m->free_ops) free(ut_container_of(e, mbcf_op_t, link));
+    free(m->peers);
+    free(m);
+}
+
+void mbcf_set_handler(mbcf_t *m, int type, mbcf_handler_t fn, void *arg)
+{
+    if (type <= MBCF_TYPE_CREDIT || type >= MBCF_MAX_TYPES)
+        return;
+    m->handlers[type] = fn;
+    m->handler_args[type] = arg;
+}
+
+void mbcf_set_notify_handler(mbcf_t *m, mbcf_notify_handler_t fn, void *arg)
+{
+    m->notify_fn = fn;
+    m->notify_arg = arg;
+}
+
+/* ---------------------------------------------------------------- send */
+
+static mbcf_op_t *mbcf_op_get(mbcf_t *m)
+{
+    ut_list_t *e = ut_list_pop_front(&m->free_ops);
+    mbcf_op_t *op;
+
+    if (e)
+        return ut_container_of(e, mbcf_op_t, link);
+    op = malloc(sizeof(*op));
+    if (op)
+        ut_list_init(&op->link);
+    return op;
+}
+
+static void mbcf_op_put(mbcf_t *m, mbcf_op_t *op)
+{
+    ut_list_push_front(&m->free_ops, &op->link);
+}
+
+static void mbcf_op_complete(mbcf_t *m, mbcf_op_t *op, int status)
+{
+    if (op->owned) {
+        if (status != UT_OK)
+            ut_error("control message to rank %d failed: %s", op->peer, ut_status_str(status));
+        mbcf_op_put(m, op);
+        return;
+    }
+    op->cb(op, status);
+}
+
+/* Issue (or continue) an op on the transport. UT_OK: done; UT_INPROGRESS:
+ * the transport will call back; UT_ERR_NO_RESOURCE: queue it. */
+static int mbcf_op_issue(mbcf_t *m, mbcf_op_t *op)
+{
+    int rc;
+
+    if (op->kind == MBCF_OP_SEND)
+        return tl_send(m->tl, op->peer, op->iov, op->iovcnt, op->tl_ctx);
+
+    /* Write: one chunk at a time; the transport reuses the op context. */
+    do {
+        size_t n = op->len - op->done_off;
+        if (n > op->chunk)
+            n = op->chunk;
+        rc = tl_write(m->tl, op->peer, op->src + op->done_off, n, &op->rkey, op->offset + op->done_off,
+                      op->notify, op->data, op->tl_ctx);
+        if (rc == UT_OK || rc == UT_INPROGRESS) {
+            op->done_off += n;
+            m->stats.writes++;
+        }
+    } while (rc == UT_OK && op->done_off < op->len);
+    return rc;
+}
+
+static int mbcf_op_start(mbcf_t *m, mbcf_op_t *op)
+{
+    int rc;
+
+    if (!ut_list_empty(&m->pending)) {
+        ut_list_push_back(&m->pending, &op->link);
+        return UT_INPROGRESS;
+    }
+    rc = mbcf_op_issue(m, op);
+    if (rc == UT_ERR_NO_RESOURCE) {
+        m->stats.retries++;
+        ut_list_push_back(&m->pending, &op->link);
+        return UT_INPROGRESS;
+    }
+    return rc;
+}
+
+static void mbcf_build_hdr(mbcf_t *m, int peer, int type, size_t len, mbcf_hdr_t *h)
+{
+    mbcf_peer_t *p = &m->peers[peer];
+
+    h->version = MBCF_VERSION;
+    h->type = (uint8_t)type;
+    h->src = (uint16_t)m->rank;
+    h->seq = p->tx_seq++;
+    h->len = (uint32_t)len;
+    h->credits = (uint32_t)p->rx_owed;
+    p->rx_owed = 0;
+}
+
+int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen, const void *payload,
+                   size_t paylen, mbcf_op_t *op)
+{
+    mbcf_hdr_t h;
+    int rc;
+
+    if (hdrlen + paylen > mbcf_fifo_max(m) || (!op && hdrlen + paylen > MBCF_INLINE_MAX)) {
+        ut_error("mbcf_fifo_send: message of %zu bytes too large", hdrlen + paylen);
+        return UT_ERR_INVALID_PARAM;
+    }
+    if (!op) {
+        op = mbcf_op_get(m);
+        if (!op)
+            return UT_ERR_NO_MEMORY;
+        op->owned = 1;
+    } else {
+        op->owned = 0;
+    }
+    mbcf_build_hdr(m, peer, type, hdrlen + paylen, &h);
+    op->kind = MBCF_OP_SEND;
+    op->peer = peer;
+    memcpy(op->inl, &h, sizeof(h));
+    if (hdrlen)
+        memcpy(op->inl + sizeof(h), hdr, hdrlen);
+    op->hdrlen = sizeof(h) + hdrlen;
+    op->iov[0].iov_base = op->inl;
+    op->iov[0].iov_len = op->hdrlen;
+    op->iovcnt = 1;
+    if (paylen) {
+        if (op->owned) {
+            memcpy(op->inl + op->hdrlen, payload, paylen);
+            op->iov[0].iov_len += paylen;
+        } else {
+            op->iov[1].iov_base = (void *)payload;
+            op->iov[1].iov_len = paylen;
+            op->iovcnt = 2;
+        }
+    }
+    m->stats.fifo_sent++;
+    rc = mbcf_op_start(m, op);
+    if (op->owned) {
+        if (rc == UT_INPROGRESS)
+            return UT_OK;
+        mbcf_op_put(m, op);
+    }
+    return rc;
+}
+
+int mbcf_credits_take(mbcf_t *m, int peer, size_t n)
+{
+    mbcf_peer_t *p = &m->peers[peer];
+    if (p->tx_credits < n)
+        return 0;
+    p->tx_credits -= n;
+    return 1;
+}
+
+void mbcf_credits_return(mbcf_t *m, int peer, size_t n)
+{
+    mbcf_peer_t *p = &m->peers[peer];
+
+    p->rx_owed += n;
+    /* Return eagerly once a quarter of the window is owed; smaller amounts
+     * ride on the next message to that peer. */
+    if (p->rx_owed >= m->credits / 4 && p->rx_owed) {
+        m->stats.credit_msgs++;
+        mbcf_fifo_send(m, peer, MBCF_TYPE_CREDIT, NULL, 0, NULL, 0, NULL);
+    }
+}
+
+/* --------------------------------------------------------------- write */
+
+int mbcf_expose(mbcf_t *m, void *buf, size_t len, mbcf_region_t *r)
+{
+    return tl_mem_reg(m->tl, buf, len, &r->mr, &r->desc);
+}
+
+void mbcf_revoke(mbcf_t *m, mbcf_region_t *r)
+{
+    if (r->mr)
+        tl_mem_dereg(m->tl, r->mr);
+    r->mr = NULL;
+}
+
+int mbcf_write(mbcf_t *m, int peer, const void *src, size_t len, const tl_rkey_t *desc, uint64_t offset,
+               size_t chunk, int notify, uint32_t data, mbcf_op_t *op)
+{
+    if (offset > desc->len || len > desc->len - offset) {
+        ut_error("mbcf_write: %zu bytes at offset %llu past a region of %llu bytes", len,
+                 (unsigned long long)offset, (unsigned long long)desc->len);
+        return UT_ERR_INVALID_PARAM;
+    }
+    op->owned = 0;
+    op->kind = MBCF_OP_WRITE;
+    op->peer = peer;
+    op->src = src;
+    op->len = len;
+    op->done_off = 0;
+    op->rkey = *desc;
+    op->offset = offset;
+    op->notify = notify;
+    op->data = data;
+    op->chunk = chunk && chunk < m->chunk ? chunk : m->chunk;
+    if (!op->chunk)
+        op->chunk = len ? len : 1;
+    return mbcf_op_start(m, op);
+}
+
+static void mbcf_tx_done_cb(void *arg, void *op_ctx, int status)
+{
+    mbcf_t *m = arg;
+    mbcf_op_t *op = op_ctx;
+    int rc;
+
+    if (status == UT_OK && op->kind == MBCF_OP_WRITE && op->done_off < op->len) {
+        rc = mbcf_op_start(m, op);
+        if (rc == UT_INPROGRESS)
+            return;
+        status = rc;
+    }
+    mbcf_op_complete(m, op, status);
+}
+
+/* ------------------------------------------------------------- receive */
+
+static void mbcf_deliver(mbcf_t *m, const mbcf_hdr_t *h, const char *body)
+{
+    mbcf_peer_t *p = &m->peers[h->src];
+
+    if (h->credits) {
+        if (p->tx_credits + h->credits > m->credits) {
+            ut_warn("rank %d returned more credits than it was given; clamped", h->src);
+            m->stats.rejected++;
+            p->tx_credits = m->credits;
+        } else {
+            p->tx_credits += h->credits;
+        }
+    }
+    m->stats.fifo_recv++;
+    if (h->type == MBCF_TYPE_CREDIT)
+        return;
+    m->handlers[h->type](m->handler_args[h->type], h->src, body, h->len);
+}
+
+static void mbcf_recv_cb(void *arg, const void *buf, size_t len)
+{
+    mbcf_t *m = arg;
+    mbcf_peer_t *p;
+    mbcf_hdr_t h;
+    mbcf_held_t *held;
+    ut_list_t *e, *tmp;
+
+    if (len < sizeof(h))
+        goto reject;
+    memcpy(&h, buf, sizeof(h));
+    if (h.version != MBCF_VERSION || h.len != len - sizeof(h) || h.src >= m->size || h.src == m->rank ||
+        h.type >= MBCF_MAX_TYPES || (h.type != MBCF_TYPE_CREDIT && !m->handlers[h.type]))
+        goto reject;
+    p = &m->peers[h.src];
+    if (h.seq == p->rx_seq) {
+        p->rx_seq++;
+        mbcf_deliver(m, &h, (const char *)buf + sizeof(h));
+        /* Deliver what was waiting for this one. */
+        while (!ut_list_empty(&p->held)) {
+            held = ut_container_of(p->held.next, mbcf_held_t, link);
+            if (held->seq != p->rx_seq)
+                break;
+            ut_list_del(&held->link);
+            m->nheld--;
+            p->rx_seq++;
+            memcpy(&h, held->bytes, sizeof(h));
+            mbcf_deliver(m, &h, held->bytes + sizeof(h));
+            free(held);
+        }
+        return;
+    }
+    if ((int32_t)(h.seq - p->rx_seq) < 0 || m->nheld >= MBCF_REORDER_MAX)
+        goto reject;
+    /* Ahead of order: keep a copy, sorted by seq. */
+    held = malloc(sizeof(*held) + len);
+    if (!held)
+        goto reject;
+    held->seq = h.seq;
+    held->len = len;
+    memcpy(held->bytes, buf, len);
+    ut_list_for_each_safe(e, tmp, &p->held)
+    {
+        mbcf_held_t *x = ut_container_of(e, mbcf_held_t, link);
+        if (x->seq == h.seq) {
+            free(held);
+            goto reject;
+        }
+        if ((int32_t)(x->seq - h.seq) > 0)
+            break;
+    }
+    ut_list_insert_between(&held->link, e->prev, e);
+    m->nheld++;
+    return;
+
+reject:
+    m->stats.rejected++;
+    ut_warn("dropped a malformed FIFO message (%zu bytes)", len);
+}
+
+static void mbcf_notify_cb(void *arg, uint32_t data)
+{
+    mbcf_t *m = arg;
+    m->stats.notifies++;
+    if (m->notify_fn)
+        m->notify_fn(m->notify_arg, data);
+}
+
+/* ------------------------------------------------------------ progress */
+
+int mbcf_progress(mbcf_t *m)
+{
+    int n = tl_progress(m->tl);
+
+    while (!ut_list_empty(&m->pending)) {
+        mbcf_op_t *op = ut_container_of(m->pending.next, mbcf_op_t, link);
+        int rc = mbcf_op_issue(m, op);
+        if (rc == UT_ERR_NO_RESOURCE) {
+            m->stats.retries++;
+            break;
+        }
+        ut_list_del(&op->link);
+        n++;
+        if (rc == UT_INPROGRESS)
+            continue;
+        mbcf_op_complete(m, op, rc);
+    }
+    return n;
+}

@@ -1,0 +1,136 @@
+/*
+ * mpi/mpi_impl.h: internals shared by the files of mpi/ (not installed).
+ *
+ * Ownership:
+ *   mpi/init.c mpi/comm.c mpi/p2p.c mpi/request.c mpi/errhandler.c: the core
+ *   mpi/datatype.c: datatypes (table, constructors, pack/unpack)
+ *   mpi/op.c:       reduction ops (predefined + user)
+ *   mpi/errstr.c:   error strings and classes
+ *   mpi/topo.c:     Cartesian topologies
+ *   mpi/coll/ files: collectives (built on the mpii_*_ctx point-to-point below)
+ */
+#ifndef MPI_IMPL_H
+#define MPI_IMPL_H
+
+#include "mpi.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ */
+/* datatypes (mpi/datatype.c)                                          */
+
+/* One contiguous run of bytes of a flattened type map, relative to the
+ * buffer pointer (may be negative). */
+typedef struct mpii_dtblock {
+    MPI_Aint disp;
+    size_t len;
+} mpii_dtblock_t;
+
+typedef struct mpii_datatype {
+    int in_use;
+    int predefined;
+    int committed;
+    size_t size;             /* bytes of data in one element */
+    MPI_Aint lb;             /* MPI lower bound */
+    MPI_Aint extent;         /* MPI extent (ub - lb) */
+    MPI_Aint true_lb;
+    MPI_Aint true_extent;
+    int contig;              /* one block of `size` bytes at disp true_lb, and extent == size */
+    MPI_Datatype basic;      /* basic type if every element has it (for reductions), else NULL */
+    size_t basic_count;      /* number of basic elements in one element of this type */
+    size_t nblocks;          /* flattened type map of one element */
+    mpii_dtblock_t *blocks;
+} mpii_datatype_t;
+
+int mpii_datatype_init(void);
+void mpii_datatype_finalize(void);
+/* NULL for MPI_DATATYPE_NULL, an unknown or a freed handle. */
+mpii_datatype_t *mpii_datatype_get(MPI_Datatype dt);
+/* MPI_SUCCESS, or MPI_ERR_TYPE when the handle is invalid or not committed. */
+int mpii_datatype_check(MPI_Datatype dt);
+/* Copy `count` elements laid out by dt at src into contiguous dst. */
+void mpii_datatype_pack(const void *src, size_t count, const mpii_datatype_t *dt, void *dst);
+/* Scatter the first `nbytes` of contiguous src into `count` elements of dt at
+ * dst; never writes past count elements (nbytes larger is clipped). */
+void mpii_datatype_unpack(const void *src, size_t nbytes, void *dst, size_t count,
+                          const mpii_datatype_t *dt);
+
+/* ------------------------------------------------------------------ */
+/* reduction ops (mpi/op.c)                                            */
+
+int mpii_op_init(void);
+void mpii_op_finalize(void);
+/* MPI_SUCCESS, MPI_ERR_OP (invalid handle, or op not defined on dt). */
+int mpii_op_check(MPI_Op op, MPI_Datatype dt);
+int mpii_op_is_commutative(MPI_Op op);
+/* inoutvec[i] = invec[i] op inoutvec[i] for count elements of dt (MPI order). */
+void mpii_op_apply(MPI_Op op, const void *invec, void *inoutvec, int count, MPI_Datatype dt);
+
+/* ------------------------------------------------------------------ */
+/* error strings (mpi/errstr.c)                                        */
+
+const char *mpii_error_class_string(int errclass);
+
+/* ------------------------------------------------------------------ */
+/* communicators (mpi/comm.c)                                          */
+
+typedef struct mpii_comm {
+    int in_use;
+    MPI_Comm handle;
+    int rank;
+    int size;
+    int *world_ranks;        /* comm rank -> MPI_COMM_WORLD rank */
+    uint32_t ctx;            /* point-to-point context id; ctx + 1 is the collective one */
+    MPI_Errhandler errhandler;
+    char name[MPI_MAX_OBJECT_NAME];
+    /* topology (mpi/topo.c); topo_kind is 0 (MPI_UNDEFINED for Topo_test) or MPI_CART */
+    int topo_kind;
+    int ndims;
+    int *dims;
+    int *periods;
+    /* protocol per-communicator state */
+    void *proto;
+} mpii_comm_t;
+
+/* NULL for MPI_COMM_NULL, unknown or freed handles. */
+mpii_comm_t *mpii_comm_get(MPI_Comm comm);
+
+/* ------------------------------------------------------------------ */
+/* errors (mpi/errhandler.c)                                           */
+
+/* Report an error raised by MPI call `fn` on `comm` (NULL: MPI_COMM_WORLD's
+ * handler). With MPI_ERRORS_ARE_FATAL prints "mbmpi: <fn>: <message>" and
+ * aborts the job; with MPI_ERRORS_RETURN returns errclass. */
+int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Non-zero once MPI_Init has run and MPI_Finalize has not. */
+int mpii_is_initialized(void);
+/* Use at the top of every MPI call that needs an initialized library. */
+#define MPII_CHECK_INIT(fn)                                                          \
+    do {                                                                             \
+        if (!mpii_is_initialized())                                                  \
+            return mpii_err(NULL, MPI_ERR_OTHER, fn, "called before MPI_Init or after MPI_Finalize"); \
+    } while (0)
+
+/* ------------------------------------------------------------------ */
+/* internal point-to-point for collectives and topology (mpi/p2p.c)    */
+/* `coll` non-zero selects the communicator's collective context, so these
+ * never match user messages. Arguments are not validated (callers do it).
+ * Return an MPI error class. Requests are ordinary MPI_Requests: complete
+ * them with MPI_Wait/MPI_Waitall. */
+int mpii_isend_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                   int coll, MPI_Request *req);
+int mpii_irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
+                   MPI_Request *req);
+int mpii_send_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                  int coll);
+int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
+                  MPI_Status *status);
+int mpii_sendrecv_ctx(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
+                      int rcount, MPI_Datatype rdt, int src, int rtag, mpii_comm_t *comm, int coll,
+                      MPI_Status *status);
+/* Complete requests made by mpii_i*_ctx without invoking error handlers. */
+int mpii_waitall(int n, MPI_Request *reqs);
+
+#endif

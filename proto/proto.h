@@ -1,0 +1,110 @@
+/*
+ * proto/proto.h: MPI point-to-point over mbcf: matching, the eager FIFO
+ * protocol (with RTS above the eager limit or without credits), the write
+ * protocol (receiver-first REQ, sender writes into the user buffer, notify
+ * completes the receive) and their conflict resolution. See proto/proto.c
+ * for the protocol rules and DESIGN.md "The two protocols".
+ *
+ * Buffers here are contiguous bytes; mpi/ packs derived datatypes.
+ * Ranks: `peer` is the MPI_COMM_WORLD rank (transport address), `src` the
+ * sender's rank in the communicator (what matching and statuses use).
+ */
+#ifndef PROTO_H
+#define PROTO_H
+
+#include "mbcf/mbcf.h"
+#include "util/list.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_ANY (-1)       /* MPI_ANY_SOURCE / MPI_ANY_TAG */
+
+typedef struct proto proto_t;
+
+/* Per-communicator protocol state (embedded in the communicator). */
+typedef struct proto_comm {
+    uint32_t ctx;
+    int any_pending;         /* ANY_SOURCE receives posted and not matched */
+    uint32_t blocked_gen;    /* scratch for the REQ eligibility scan */
+} proto_comm_t;
+
+enum proto_req_kind { PROTO_REQ_SEND = 1, PROTO_REQ_RECV = 2 };
+
+typedef struct proto_req {
+    ut_list_t link;          /* posted list */
+    ut_list_t link_req;      /* the peer's chain of outstanding REQs */
+    int kind;
+    int state;
+    volatile int done;
+    /* user view */
+    char *buf;
+    size_t len;
+    int peer;                /* world rank (-1: any) */
+    int src;                 /* comm rank: receiver matches on it; sender's own */
+    int tag;
+    uint32_t ctx;
+    int sync;                /* send: synchronous mode */
+    proto_comm_t *comm;      /* recv */
+    /* write protocol (receive side) */
+    uint32_t seq;            /* send: message seq; recv: seq of its REQ */
+    int slot;                /* exposure slot, -1 none */
+    mbcf_region_t region;
+    int req_out;             /* REQ outstanding for this receive */
+    int resolved;            /* the REQ'd message is being written here */
+    int rts_path;            /* matched an RTS (else: REQ path) */
+    int canceling;
+    int wdone;
+    uint32_t chunks_expected;
+    uint32_t chunks_got;
+    /* send side rendezvous */
+    uint64_t sreq_id;
+    mbcf_op_t op;
+    /* completion */
+    int st_src;
+    int st_tag;
+    size_t st_len;           /* bytes the sender sent */
+    int st_err;              /* UT_OK, UT_ERR_TRUNCATED, ... */
+    int cancelled;
+    void *user;              /* owner's back pointer (mpi request) */
+} proto_req_t;
+
+typedef struct proto_stats {
+    unsigned long long eager_msgs, eager_bytes;
+    unsigned long long write_msgs, write_bytes;   /* receiver-first REQ used */
+    unsigned long long rts_msgs, rts_bytes;       /* send-first rendezvous */
+    unsigned long long self_msgs;
+    unsigned long long req_sent, req_used, req_dropped, req_killed;
+    unsigned long long unexpected_msgs, unexpected_bytes;
+    unsigned long long rejected;                  /* malformed protocol messages */
+    unsigned long long cancel_sent;
+} proto_stats_t;
+
+typedef struct proto_params {
+    int rank;
+    int size;
+    int eager_only;          /* MBMPI_PROTOCOL=eager: never issue REQs */
+    size_t eager_limit;      /* largest eager payload */
+    size_t req_min;          /* smallest receive buffer that issues a REQ */
+    int req_max;             /* REQs outstanding per peer */
+} proto_params_t;
+
+int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p);
+void proto_destroy(proto_t *p);
+void proto_comm_init(proto_comm_t *pc, uint32_t ctx);
+
+/* Start a send / receive; completion sets r->done (poll with proto_progress). */
+int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int peer, int src, uint32_t ctx,
+                int tag, int sync);
+int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
+                proto_comm_t *pc);
+/* Probe the unexpected queue; *flag_p 1 with the envelope when found. */
+int proto_iprobe(proto_t *p, int src, uint32_t ctx, int tag, int *flag_p, int *src_p, int *tag_p,
+                 size_t *len_p);
+/* Cancel a pending receive; it completes (cancelled or not) later. */
+int proto_cancel(proto_t *p, proto_req_t *r);
+int proto_progress(proto_t *p);
+const proto_stats_t *proto_stats(const proto_t *p);
+mbcf_t *proto_mbcf(proto_t *p);
+
+#endif

@@ -1,0 +1,475 @@
+/*
+ * transport/ofi.c: the libfabric transport (FI_EP_RDM).
+ *
+ * One endpoint, one CQ (FI_CQ_FORMAT_DATA) for sends, writes, FIFO receives
+ * and remote-write notifications, one AV table indexed by rank. The FIFO is
+ * a ring of FI_MULTI_RECV buffers, reposted when the provider releases them.
+ * Writes use fi_writedata (remote CQ data = the 32-bit notification) or
+ * fi_write. mr_mode is honoured: VIRT_ADDR decides whether remote addresses
+ * are virtual or offsets, PROV_KEY whether the key comes from the provider;
+ * otherwise keys are unique per domain (a 64-bit counter, never reused).
+ * Manual progress everywhere (LIBFABRIC.md): progress() reads the CQ.
+ */
+#include "transport/transport.h"
+#include "util/log.h"
+#include "util/status.h"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OFI_CQ_BATCH 16
+#define OFI_INJECT_STACK 4096
+
+_Static_assert(sizeof(struct fi_context2) <= TL_OP_CTX_SIZE, "op ctx too small");
+
+typedef struct ofi_rxbuf {
+    struct fi_context2 ctx;  /* first: the CQ hands it back */
+    void *buf;
+    size_t len;
+    int posted;
+} ofi_rxbuf_t;
+
+struct tl_mr {
+    struct fid_mr *mr;
+};
+
+typedef struct tl_ofi {
+    tl_t super;
+    tl_callbacks_t cb;
+    int rank;
+    int size;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    fi_addr_t *addrs;        /* by rank */
+    ofi_rxbuf_t *rxbufs;
+    int nrxbufs;
+    int virt_addr;           /* FI_MR_VIRT_ADDR granted */
+    int prov_key;            /* FI_MR_PROV_KEY granted */
+    int mr_endpoint;         /* FI_MR_ENDPOINT granted */
+    uint64_t next_key;
+} tl_ofi_t;
+
+/* The one place where -FI_E* becomes a status. */
+static int ofi_status(ssize_t rc)
+{
+    if (rc >= 0)
+        return UT_OK;
+    switch (-rc) {
+    case FI_EAGAIN: return UT_ERR_NO_RESOURCE;
+    case FI_ENOMEM: return UT_ERR_NO_MEMORY;
+    case FI_EINVAL: return UT_ERR_INVALID_PARAM;
+    case FI_ETRUNC: return UT_ERR_TRUNCATED;
+    case FI_ECANCELED: return UT_ERR_CANCELED;
+    case FI_EHOSTUNREACH:
+    case FI_ECONNREFUSED:
+    case FI_ECONNRESET:
+    case FI_ENOTCONN:
+    case FI_EADDRNOTAVAIL: return UT_ERR_UNREACHABLE;
+    case FI_EACCES:
+    case FI_EPERM:
+    case FI_EKEYREJECTED: return UT_ERR_PERM;
+    case FI_ENOSYS:
+    case FI_EOPNOTSUPP: return UT_ERR_UNSUPPORTED;
+    default: return UT_ERR_IO;
+    }
+}
+
+static const char *ofi_provider_name(const char *p)
+{
+    if (!p || !*p)
+        return NULL;
+    if (!strcmp(p, "tcp") || !strcmp(p, "rxm"))
+        return "tcp;ofi_rxm";
+    if (!strcmp(p, "verbs"))
+        return "verbs;ofi_rxm";
+    if (!strcmp(p, "udp"))
+        return "udp;ofi_rxd";
+    return p;
+}
+
+static int ofi_getinfo(const char *prov, struct fi_info **info_p)
+{
+    struct fi_info *hints, *info = NULL;
+    int rc;
+
+    hints = fi_allocinfo();
+    if (!hints)
+        return UT_ERR_NO_MEMORY;
+    hints->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | FI_WRITE | FI_REMOTE_WRITE | FI_SEND | FI_RECV;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->domain_attr->control_progress = FI_PROGRESS_MANUAL;
+    hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    hints->domain_attr->cq_data_size = 4;
+    hints->tx_attr->op_flags = 0;
+    hints->rx_attr->op_flags = 0;
+    if (prov) {
+        hints->fabric_attr->prov_name = strdup(prov);
+        if (!hints->fabric_attr->prov_name) {
+            fi_freeinfo(hints);
+            return UT_ERR_NO_MEMORY;
+        }
+    }
+    rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &info);
+    fi_freeinfo(hints);
+    if (rc || !info) {
+        ut_error("no libfabric provider %s offers RDM + RMA + multi-recv here: %s",
+                 prov ? prov : "(any)", rc ? fi_strerror(-rc) : "none found");
+        return UT_ERR_UNSUPPORTED;
+    }
+    *info_p = info;
+    return UT_OK;
+}
+
+static int ofi_post_rxbuf(tl_ofi_t *t, ofi_rxbuf_t *rb)
+{
+    struct iovec iov = {.iov_base = rb->buf, .iov_len = rb->len};
+    struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = &rb->ctx};
+    ssize_t rc;
+
+    do {
+        rc = fi_recvmsg(t->ep, &msg, FI_MULTI_RECV);
+        if (rc == -FI_EAGAIN)
+            (void)fi_cq_read(t->cq, NULL, 0);
+    } while (rc == -FI_EAGAIN);
+    if (rc) {
+        ut_error("fi_recvmsg(FI_MULTI_RECV): %s", fi_strerror((int)-rc));
+        return ofi_status(rc);
+    }
+    rb->posted = 1;
+    return UT_OK;
+}
+
+static void ofi_close(tl_t *tl)
+{
+    tl_ofi_t *t = (tl_ofi_t *)tl;
+    int i;
+
+    if (t->ep)
+        fi_close(&t->ep->fid);
+    if (t->cq)
+        fi_close(&t->cq->fid);
+    if (t->av)
+        fi_close(&t->av->fid);
+    if (t->domain)
+        fi_close(&t->domain->fid);
+    if (t->fabric)
+        fi_close(&t->fabric->fid);
+    if (t->info)
+        fi_freeinfo(t->info);
+    for (i = 0; t->rxbufs && i < t->nrxbufs; i++)
+        free(t->rxbufs[i].buf);
+    free(t->rxbufs);
+    free(t->addrs);
+    free(t);
+}
+
+static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **tl_p)
+{
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE, .size = 0};
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)params->size};
+    size_t min_free = params->min_fifo_free;
+    tl_ofi_t *t;
+    int rc, i;
+
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        return UT_ERR_NO_MEMORY;
+    t->super.ops = &tl_ofi_ops;
+    t->cb = *cb;
+    t->rank = params->rank;
+    t->size = params->size;
+    t->next_key = 1;
+
+    rc = ofi_getinfo(ofi_provider_name(params->provider), &t->info);
+    if (rc != UT_OK)
+        goto err_free;
+    t->virt_addr = !!(t->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
+    t->prov_key = !!(t->info->domain_attr->mr_mode & FI_MR_PROV_KEY);
+    t->mr_endpoint = !!(t->info->domain_attr->mr_mode & FI_MR_ENDPOINT);
+    if (t->info->domain_attr->mr_mode & FI_MR_LOCAL) {
+        ut_error("provider %s requires FI_MR_LOCAL, not supported yet", t->info->fabric_attr->prov_name);
+        rc = UT_ERR_UNSUPPORTED;
+        goto err_free;
+    }
+    if (t->info->domain_attr->mr_key_size > 8 || t->info->tx_attr->iov_limit < 2) {
+        ut_error("provider %s: key size %zu / iov limit %zu not supported", t->info->fabric_attr->prov_name,
+                 t->info->domain_attr->mr_key_size, t->info->tx_attr->iov_limit);
+        rc = UT_ERR_UNSUPPORTED;
+        goto err_free;
+    }
+
+    rc = fi_fabric(t->info->fabric_attr, &t->fabric, NULL);
+    if (!rc)
+        rc = fi_domain(t->fabric, t->info, &t->domain, NULL);
+    if (!rc)
+        rc = fi_cq_open(t->domain, &cq_attr, &t->cq, NULL);
+    if (!rc)
+        rc = fi_av_open(t->domain, &av_attr, &t->av, NULL);
+    if (!rc)
+        rc = fi_endpoint(t->domain, t->info, &t->ep, NULL);
+    if (!rc)
+        rc = fi_ep_bind(t->ep, &t->cq->fid, FI_TRANSMIT | FI_RECV);
+    if (!rc)
+        rc = fi_ep_bind(t->ep, &t->av->fid, 0);
+    if (!rc)
+        rc = fi_enable(t->ep);
+    if (rc) {
+        ut_error("libfabric %s: opening the endpoint failed: %s", t->info->fabric_attr->prov_name,
+                 fi_strerror(-rc));
+        rc = ofi_status(rc);
+        goto err_free;
+    }
+    /* After fi_enable on 1.x (shm crashes when set before: LIBFABRIC.md #1). */
+    rc = fi_setopt(&t->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_free, sizeof(min_free));
+    if (rc) {
+        ut_error("FI_OPT_MIN_MULTI_RECV: %s", fi_strerror(-rc));
+        rc = ofi_status(rc);
+        goto err_free;
+    }
+
+    t->super.caps.name = t->info->fabric_attr->prov_name;
+    t->super.caps.version = t->info->fabric_attr->prov_version;
+    t->super.caps.inject_size = t->info->tx_attr->inject_size;
+    if (t->super.caps.inject_size > OFI_INJECT_STACK)
+        t->super.caps.inject_size = OFI_INJECT_STACK;
+    t->super.caps.max_msg = t->info->ep_attr->max_msg_size;
+    t->super.caps.max_write = t->info->ep_attr->max_msg_size;
+    t->super.caps.notify_bytes = (int)t->info->domain_attr->cq_data_size;
+    t->super.caps.fd = -1;
+
+    t->addrs = calloc((size_t)params->size, sizeof(*t->addrs));
+    t->nrxbufs = params->fifo_buf_count;
+    t->rxbufs = calloc((size_t)t->nrxbufs, sizeof(*t->rxbufs));
+    if (!t->addrs || !t->rxbufs) {
+        rc = UT_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    for (i = 0; i < t->nrxbufs; i++) {
+        t->rxbufs[i].len = params->fifo_buf_size;
+        if (posix_memalign(&t->rxbufs[i].buf, 64, params->fifo_buf_size)) {
+            rc = UT_ERR_NO_MEMORY;
+            goto err_free;
+        }
+        rc = ofi_post_rxbuf(t, &t->rxbufs[i]);
+        if (rc != UT_OK)
+            goto err_free;
+    }
+    *tl_p = &t->super;
+    return UT_OK;
+
+err_free:
+    ofi_close(&t->super);
+    return rc;
+}
+
+static int ofi_get_addr(tl_t *tl, void *buf, size_t *len_p)
+{
+    tl_ofi_t *t = (tl_ofi_t *)tl;
+    int rc = fi_getname(&t->ep->fid, buf, len_p);
+
+    if (rc) {
+        ut_error("fi_getname: %s", fi_strerror(-rc));
+        return ofi_status(rc);
+    }
+    return UT_OK;
+}
+
+static int ofi_connect(tl_t *tl, const void *addrs, size_t addrlen)
+{
+    tl_ofi_t *t = (tl_ofi_t *)tl;
+    int i, rc;
+
+    for (i = 0; i < t->size; i++) {
+        rc = fi_av_insert(t->av, (const char *)addrs + (size_t)i * addrlen, 1, &t->addrs[i], 0, NULL);
+        if (rc != 1) {
+            ut_error("fi_av_insert(rank %d): %s", i, rc < 0 ? fi_strerror(-rc) : "not inserted");
+            return UT_ERR_UNREACHABLE;
+        }
+    }
+    return UT_OK;
+}
+
+static int ofi_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+{
+    tl_ofi_t *t = (tl_ofi_t *)tl;
+    tl_mr_t *m;
+    int rc;
+
+    m = malloc(sizeof(*m));
+    if (!m)
+        return UT_ERR_NO_MEMORY;
+    rc = fi_mr_reg(t->domain, buf, len, FI_REMOTE_WRITE, 0, t->next_key++, 0, &m->mr, NULL);
+    if (rc) {
+        ut_error("fi_mr_reg(%zu bytes): %s", len, fi_strerror(-rc));
+        free(m);
+        return ofi_status(rc);
+    }
+    if (t->mr_endpoint) {
+        rc = fi_mr_bind(m->mr, &t->ep->fid, 0);
+        if (!rc)
+            rc = fi_mr_enable(m->mr);
+        if (rc) {
+            ut_error("fi_mr_bind/enable: %s", fi_strerror(-rc));
+            fi_close(&m->mr->fid);
+            free(m);
+            return ofi_status(rc);
+        }
+    }
+    rkey_p->addr = t->virt_addr ? (uint64_t)(uintptr_t)buf : 0;
+    rkey_p->key = fi_mr_key(m->mr);
+    rkey_p->len = len;
+    *mr_p = m;
+    return UT_OK;
+}
+
+static void ofi_mem_dereg(tl_t *tl, tl_mr_t *mr)
+{
+    (void)tl;
+    fi_close(&mr->mr->fid);
+    free(mr);
+}
+
+static int ofi_send(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, void *op_ctx)
+{
+    tl_ofi_t *t = (tl_ofi_t *)tl;
+    size_t total = 0;
+    ssize_t rc;
+    int i;
+
+    for (i = 0; i < iovcnt; i++)
+        total += iov[i].iov_len;
+    if (total <= t->super.caps.inject_size) {
+        char buf[OFI_INJECT_STACK];
+        size_t off = 0;
+        for (i = 0; i < iovcnt; i++) {
+            memcpy(buf + off, iov[i].iov_base, iov[i].iov_len);
+            off += iov[i].iov_len;
+        }
+        rc = fi_inject(t->ep, buf, total, t->addrs[peer]);
+        return rc ? ofi_status(rc) : UT_OK;
+    }
+    rc = fi_sendv(t->ep, iov, NULL, (size_t)iovcnt, t->addrs[peer], op_ctx);
+    return rc ? ofi_status(rc) : UT_INPROGRESS;
+}
+
+static int ofi_write(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
+                     int notify, uint32_t data, void *op_ctx)
+{
+    tl_ofi_t *t = (tl_ofi_t *)tl;
+    uint64_t raddr = rkey->addr + offset;
+    ssize_t rc;
+
+    if (len <= t->super.caps.inject_size) {
+        if (notify)
+            rc = fi_inject_writedata(t->ep, src, len, data, t->addrs[peer], raddr, rkey->key);
+        else
+            rc = fi_inject_write(t->ep, src, len, t->addrs[peer], raddr, rkey->key);
+        return rc ? ofi_status(rc) : UT_OK;
+    }
+    if (notify)
+        rc = fi_writedata(t->ep, src, len, NULL, data, t->addrs[peer], raddr, rkey->key, op_ctx);
+    else
+        rc = fi_write(t->ep, src, len, NULL, t->addrs[peer], raddr, rkey->key, op_ctx);
+    return rc ? ofi_status(rc) : UT_INPROGRESS;
+}
+
+static int ofi_is_rxbuf(tl_ofi_t *t, void *ctx)
+{
+    char *p = ctx;
+    return t->nrxbufs && p >= (char *)t->rxbufs && p < (char *)(t->rxbufs + t->nrxbufs);
+}
+
+static void ofi_handle_error(tl_ofi_t *t)
+{
+    struct fi_cq_err_entry err = {0};
+    ssize_t rc = fi_cq_readerr(t->cq, &err, 0);
+
+    if (rc < 0)
+        return;
+    if (err.op_context && ofi_is_rxbuf(t, err.op_context)) {
+        ofi_rxbuf_t *rb = err.op_context;
+        if (err.err != FI_ECANCELED)
+            ut_error("FIFO receive error: %s", fi_strerror(err.err));
+        if (err.flags & FI_MULTI_RECV) {
+            rb->posted = 0;
+            ofi_post_rxbuf(t, rb);
+        }
+        return;
+    }
+    if (err.flags & FI_REMOTE_WRITE) {
+        ut_error("remote write to this rank failed: %s", fi_strerror(err.err));
+        return;
+    }
+    ut_error("operation failed: %s (%s)", fi_strerror(err.err),
+             fi_cq_strerror(t->cq, err.prov_errno, err.err_data, NULL, 0));
+    if (err.op_context)
+        t->cb.tx_done(t->cb.arg, err.op_context, ofi_status(-(ssize_t)err.err));
+}
+
+static int ofi_progress(tl_t *tl)
+{
+    tl_ofi_t *t = (tl_ofi_t *)tl;
+    struct fi_cq_data_entry ent[OFI_CQ_BATCH];
+    ssize_t n, i;
+
+    n = fi_cq_read(t->cq, ent, OFI_CQ_BATCH);
+    if (n == -FI_EAGAIN)
+        return 0;
+    if (n == -FI_EAVAIL) {
+        ofi_handle_error(t);
+        return 1;
+    }
+    if (n < 0) {
+        ut_error("fi_cq_read: %s", fi_strerror((int)-n));
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        struct fi_cq_data_entry *e = &ent[i];
+        if (e->flags & FI_REMOTE_CQ_DATA) {
+            t->cb.notify(t->cb.arg, (uint32_t)e->data);
+            continue;
+        }
+        if (e->flags & FI_RECV) {
+            if (e->len)
+                t->cb.recv(t->cb.arg, e->buf, e->len);
+            if (e->flags & FI_MULTI_RECV) {
+                ofi_rxbuf_t *rb = e->op_context;
+                rb->posted = 0;
+                ofi_post_rxbuf(t, rb);
+            }
+            continue;
+        }
+        if (e->flags & (FI_SEND | FI_WRITE)) {
+            if (e->op_context)
+                t->cb.tx_done(t->cb.arg, e->op_context, UT_OK);
+            continue;
+        }
+    }
+    return (int)n;
+}
+
+const tl_ops_t tl_ofi_ops = {
+    .name = "ofi",
+    .open = ofi_open,
+    .close = ofi_close,
+    .get_addr = ofi_get_addr,
+    .connect = ofi_connect,
+    .mem_reg = ofi_mem_reg,
+    .mem_dereg = ofi_mem_dereg,
+    .send = ofi_send,
+    .write = ofi_write,
+    .progress = ofi_progress,
+};

@@ -1,0 +1,146 @@
+/*
+ * transport/transport.h: the transport behind one small ops table.
+ *
+ * A transport moves bytes between the ranks of one job with two kinds of
+ * operation, the ones mbcf/ needs and nothing more:
+ *   - send:  a message of up to caps.max_msg bytes into the peer's
+ *            receive FIFO (FI_MULTI_RECV buffers over libfabric); the peer's
+ *            `recv` callback sees it whole;
+ *   - write: bytes into a region the peer registered for remote write,
+ *            optionally with a 32-bit notification delivered to the peer's
+ *            `notify` callback once the data has landed.
+ * Both are non-blocking; every completion is reported by progress().
+ *
+ * Two implementations: transport/ofi.c (libfabric: shm, tcp;ofi_rxm,
+ * sockets, ...) and transport/self.c (in-process endpoints for unit tests,
+ * with fault injection and raw-byte injection).
+ */
+#ifndef TRANSPORT_H
+#define TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+typedef struct tl tl_t;
+typedef struct tl_mr tl_mr_t;
+
+/* What a peer needs to write into a region: filled by mem_reg, carried in
+ * protocol messages, never trusted by the target (the transport checks key
+ * and bounds there). */
+typedef struct tl_rkey {
+    uint64_t addr;           /* base to add offsets to (VA or 0) */
+    uint64_t key;
+    uint64_t len;
+} tl_rkey_t;
+
+typedef struct tl_caps {
+    const char *name;        /* provider, e.g. "shm" */
+    uint32_t version;        /* provider version (FI_VERSION) */
+    size_t inject_size;      /* sends/writes up to this size complete at once */
+    size_t max_msg;          /* largest FIFO message */
+    size_t max_write;        /* largest single write */
+    int notify_bytes;        /* remote CQ data bytes (>= 4) */
+    int fd;                  /* waitable fd, or -1 */
+} tl_caps_t;
+
+/* Callbacks into the layer above (mbcf/). */
+typedef struct tl_callbacks {
+    /* A whole FIFO message arrived (buf may be unaligned, valid only during the call). */
+    void (*recv)(void *arg, const void *buf, size_t len);
+    /* A remote write with notification landed; data is the 32-bit word. */
+    void (*notify)(void *arg, uint32_t data);
+    /* A send or write that returned UT_INPROGRESS completed (status UT_OK or an error). */
+    void (*tx_done)(void *arg, void *op_ctx, int status);
+    void *arg;
+} tl_callbacks_t;
+
+typedef struct tl_params {
+    int rank;
+    int size;
+    const char *provider;    /* libfabric provider name; NULL = choose */
+    size_t fifo_buf_size;    /* bytes per multi-recv buffer */
+    int fifo_buf_count;
+    size_t min_fifo_free;    /* a buffer is released when less than this is free (>= max message) */
+} tl_params_t;
+
+typedef struct tl_ops {
+    const char *name;
+    int (*open)(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **tl_p);
+    void (*close)(tl_t *tl);
+    int (*get_addr)(tl_t *tl, void *buf, size_t *len_p);
+    /* addrs: size entries of addrlen bytes each, indexed by rank. */
+    int (*connect)(tl_t *tl, const void *addrs, size_t addrlen);
+    int (*mem_reg)(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p);
+    void (*mem_dereg)(tl_t *tl, tl_mr_t *mr);
+    /* UT_OK (done, op_ctx unused), UT_INPROGRESS (tx_done(op_ctx) later),
+     * UT_ERR_NO_RESOURCE (retry after progress), or an error. op_ctx must
+     * point to at least TL_OP_CTX_SIZE bytes owned by the caller until done. */
+    int (*send)(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, void *op_ctx);
+    int (*write)(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
+                 int notify, uint32_t data, void *op_ctx);
+    /* Drain up to a batch of completions; returns the number handled. */
+    int (*progress)(tl_t *tl);
+} tl_ops_t;
+
+/* Every transport object starts with this. */
+struct tl {
+    const tl_ops_t *ops;
+    tl_caps_t caps;
+};
+
+/* Space an op_ctx must reserve for the transport (libfabric's fi_context2). */
+#define TL_OP_CTX_SIZE 64
+
+extern const tl_ops_t tl_ofi_ops;
+extern const tl_ops_t tl_self_ops;
+
+static inline void tl_close(tl_t *tl)
+{
+    tl->ops->close(tl);
+}
+static inline int tl_get_addr(tl_t *tl, void *buf, size_t *len_p)
+{
+    return tl->ops->get_addr(tl, buf, len_p);
+}
+static inline int tl_connect(tl_t *tl, const void *addrs, size_t addrlen)
+{
+    return tl->ops->connect(tl, addrs, addrlen);
+}
+static inline int tl_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+{
+    return tl->ops->mem_reg(tl, buf, len, mr_p, rkey_p);
+}
+static inline void tl_mem_dereg(tl_t *tl, tl_mr_t *mr)
+{
+    tl->ops->mem_dereg(tl, mr);
+}
+static inline int tl_send(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, void *op_ctx)
+{
+    return tl->ops->send(tl, peer, iov, iovcnt, op_ctx);
+}
+static inline int tl_write(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey,
+                           uint64_t offset, int notify, uint32_t data, void *op_ctx)
+{
+    return tl->ops->write(tl, peer, src, len, rkey, offset, notify, data, op_ctx);
+}
+static inline int tl_progress(tl_t *tl)
+{
+    return tl->ops->progress(tl);
+}
+
+/* ---- self transport extras (unit tests) ---- */
+/* A group of in-process endpoints: open() with params->rank/size joins the
+ * group `tl_self_group_current` (created by tl_self_group_create). */
+typedef struct tl_self_group tl_self_group_t;
+tl_self_group_t *tl_self_group_create(int size);
+void tl_self_group_destroy(tl_self_group_t *g);
+void tl_self_group_select(tl_self_group_t *g);
+/* Deliver raw bytes to `tl`'s recv callback as if a FIFO message arrived. */
+void tl_self_inject_recv(tl_t *tl, const void *buf, size_t len);
+/* Fault injection: the next `n` sends/writes/mem_regs return `status`. */
+void tl_self_fail_next(tl_t *tl, int nsend, int nwrite, int nreg, int status);
+/* Counters of rejected operations at this endpoint (bad key/bounds). */
+unsigned long tl_self_rejected_writes(tl_t *tl);
+
+#endif
