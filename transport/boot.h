@@ -29,6 +29,10 @@ int boot_all_local(const boot_t *b);
 int boot_put(boot_t *b, const char *key, const void *val, size_t len);
 /* Collective over all ranks: after it, every put made before it is visible. */
 int boot_fence(boot_t *b);
+/* The same fence in two steps, so the caller can keep progressing the
+ * network while it waits: begin, then test until *done_p is 1. */
+int boot_fence_begin(boot_t *b);
+int boot_fence_test(boot_t *b, int *done_p);
 /* Fetch a value; *len_p gets its length. UT_ERR_INVALID_PARAM if absent. */
 int boot_get(boot_t *b, const char *key, void *val, size_t maxlen, size_t *len_p);
 /* Ask the launcher to end the whole job with `code` (message printed by

@@ -327,6 +327,11 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm);
 
+/* ---- mbmpi extensions ---- */
+/* Read a per-rank protocol counter (eager_msgs, write_msgs, rts_msgs,
+ * req_sent, req_used, req_dropped, req_killed, unexpected_msgs, ...). */
+int MPIX_Stat_get(const char *name, unsigned long long *value);
+
 /* ---- profiling interface names (PMPI_) are not provided yet ---- */
 
 #ifdef __cplusplus

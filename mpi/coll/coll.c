@@ -1,0 +1,336 @@
+/*
+ * mpi/coll/coll.c: the public collectives MPI_Barrier, MPI_Bcast,
+ * MPI_Reduce and MPI_Allreduce.
+ *
+ * Each call validates its arguments (errors on an invalid communicator go to
+ * MPI_COMM_WORLD's handler, all others to the communicator's), asks a small
+ * per-operation selector for an algorithm given (comm size, bytes) and runs
+ * it from a table indexed by the algorithm enum (coll.h). The selectors are
+ * deliberately simple for now; a pLogP model selector replaces their bodies
+ * later without touching the callers.
+ *
+ * Also here: the buffer helpers the algorithm files share (coll.h).
+ */
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* buffer helpers                                                      */
+
+int mpii_coll_tmp_alloc(int count, const mpii_datatype_t *dt, void **buf_p, void **base_p)
+{
+    /* bytes touched by `count` elements span [lo, hi) relative to the buffer
+     * pointer; extent may be negative for resized types */
+    MPI_Aint lo = dt->true_lb;
+    MPI_Aint hi = dt->true_lb + dt->true_extent;
+    size_t span;
+    char *base;
+
+    if (count > 1) {
+        MPI_Aint shift = (MPI_Aint)(count - 1) * dt->extent;
+        if (shift < 0)
+            lo += shift;
+        else
+            hi += shift;
+    }
+    span = hi > lo ? (size_t)(hi - lo) : 1;
+    base = malloc(span);
+    if (base == NULL)
+        return MPI_ERR_NO_MEM;
+    *base_p = base;
+    /* the pointer the datatype's displacements are relative to (as MPICH
+     * does: may point outside the allocation when true_lb > 0) */
+    *buf_p = (void *)((uintptr_t)base - (uintptr_t)lo);
+    return MPI_SUCCESS;
+}
+
+int mpii_coll_copy(const void *src, void *dst, int count, const mpii_datatype_t *dt)
+{
+    size_t bytes = (size_t)count * dt->size;
+    void *packed;
+
+    if (src == dst || bytes == 0)
+        return MPI_SUCCESS;
+    if (dt->contig) {
+        memcpy((char *)dst + dt->true_lb, (const char *)src + dt->true_lb, bytes);
+        return MPI_SUCCESS;
+    }
+    /* non-contiguous: through a packed copy, so the holes of dst are kept */
+    packed = malloc(bytes);
+    if (packed == NULL)
+        return MPI_ERR_NO_MEM;
+    mpii_datatype_pack(src, (size_t)count, dt, packed);
+    mpii_datatype_unpack(packed, bytes, dst, (size_t)count, dt);
+    free(packed);
+    return MPI_SUCCESS;
+}
+
+int mpii_coll_pof2_floor(int n)
+{
+    int pof2 = 1;
+
+    while (pof2 <= n / 2)
+        pof2 <<= 1;
+    return pof2;
+}
+
+/* ------------------------------------------------------------------ */
+/* algorithm tables and selectors                                      */
+
+typedef int (*barrier_fn_t)(mpii_comm_t *comm);
+typedef int (*bcast_fn_t)(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm);
+typedef int (*reduce_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                           int root, mpii_comm_t *comm);
+typedef int (*allreduce_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                              mpii_comm_t *comm);
+
+static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                                  MPI_Op op, mpii_comm_t *comm);
+
+static const struct {
+    const char *name;
+    barrier_fn_t fn;
+} barrier_algos[MPII_BARRIER_ALGO_COUNT] = {
+    [MPII_BARRIER_DISSEMINATION] = {"dissemination", mpii_barrier_dissemination},
+};
+
+static const struct {
+    const char *name;
+    bcast_fn_t fn;
+} bcast_algos[MPII_BCAST_ALGO_COUNT] = {
+    [MPII_BCAST_BINOMIAL] = {"binomial", mpii_bcast_binomial},
+};
+
+static const struct {
+    const char *name;
+    reduce_fn_t fn;
+} reduce_algos[MPII_REDUCE_ALGO_COUNT] = {
+    [MPII_REDUCE_BINOMIAL] = {"binomial", mpii_reduce_binomial},
+    [MPII_REDUCE_LINEAR] = {"linear", mpii_reduce_linear},
+};
+
+static const struct {
+    const char *name;
+    allreduce_fn_t fn;
+} allreduce_algos[MPII_ALLREDUCE_ALGO_COUNT] = {
+    [MPII_ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", mpii_allreduce_recursive_doubling},
+    [MPII_ALLREDUCE_REDUCE_BCAST] = {"reduce_bcast", allreduce_reduce_bcast},
+};
+
+static mpii_barrier_algo_t barrier_select(int comm_size)
+{
+    (void)comm_size;
+    return MPII_BARRIER_DISSEMINATION;
+}
+
+static mpii_bcast_algo_t bcast_select(int comm_size, size_t bytes)
+{
+    (void)comm_size;
+    (void)bytes;
+    return MPII_BCAST_BINOMIAL;
+}
+
+/* Non-commutative ops must combine in rank order: only the linear one does. */
+static mpii_reduce_algo_t reduce_select(int comm_size, size_t bytes, int commutative)
+{
+    (void)comm_size;
+    (void)bytes;
+    return commutative ? MPII_REDUCE_BINOMIAL : MPII_REDUCE_LINEAR;
+}
+
+static mpii_allreduce_algo_t allreduce_select(int comm_size, size_t bytes, int commutative)
+{
+    (void)comm_size;
+    (void)bytes;
+    return commutative ? MPII_ALLREDUCE_RECURSIVE_DOUBLING : MPII_ALLREDUCE_REDUCE_BCAST;
+}
+
+/*
+ * MPII_ALLREDUCE_REDUCE_BCAST: reduce to rank 0 with whatever reduce_select
+ * picks (rank order kept for non-commutative ops), then broadcast from 0.
+ * Cost: T_reduce(m) + T_bcast(m). Composed of two algorithms, so it has no
+ * file of its own.
+ */
+static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                                  MPI_Op op, mpii_comm_t *comm)
+{
+    size_t bytes = (size_t)count * mpii_datatype_get(dt)->size;
+    mpii_reduce_algo_t ralgo = reduce_select(comm->size, bytes, mpii_op_is_commutative(op));
+    mpii_bcast_algo_t balgo = bcast_select(comm->size, bytes);
+    const void *sbuf = sendbuf;
+    int rc;
+
+    /* MPI_IN_PLACE is allowed only at Reduce's root: elsewhere the input
+     * already sits in recvbuf, which Reduce ignores at non-roots */
+    if (sendbuf == MPI_IN_PLACE && comm->rank != 0)
+        sbuf = recvbuf;
+    rc = reduce_algos[ralgo].fn(sbuf, recvbuf, count, dt, op, 0, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return bcast_algos[balgo].fn(recvbuf, count, dt, 0, comm);
+}
+
+/* ------------------------------------------------------------------ */
+/* argument checks                                                     */
+
+/* A NULL buffer with data to move is an error, except with MPI_BOTTOM
+ * (== NULL) and a datatype of absolute addresses (true_lb != 0). */
+static int buf_is_bad(const void *buf, int count, const mpii_datatype_t *dtp)
+{
+    return buf == NULL && count > 0 && dtp->size > 0 && dtp->true_lb == 0;
+}
+
+/* count, datatype and (when op != MPI_OP_NULL) op; MPI_SUCCESS or the error
+ * reported on comm. */
+static int check_count_type_op(mpii_comm_t *c, const char *fn, int count, MPI_Datatype dt, int root,
+                               int check_root, MPI_Op op, int check_op)
+{
+    int rc;
+
+    if (count < 0)
+        return mpii_err(c, MPI_ERR_COUNT, fn, "count %d is negative", count);
+    rc = mpii_datatype_check(dt);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "datatype %d is invalid or not committed", dt);
+    if (check_root && (root < 0 || root >= c->size))
+        return mpii_err(c, MPI_ERR_ROOT, fn, "root %d is not in [0, %d)", root, c->size);
+    if (check_op) {
+        rc = mpii_op_check(op, dt);
+        if (rc != MPI_SUCCESS)
+            return mpii_err(c, rc, fn, "op %d is invalid or not defined on datatype %d", op, dt);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* public calls                                                        */
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Barrier";
+    mpii_comm_t *c;
+    mpii_barrier_algo_t algo;
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (c == NULL)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+
+    algo = barrier_select(c->size);
+    rc = barrier_algos[algo].fn(c);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "%s barrier failed: %s", barrier_algos[algo].name,
+                        mpii_error_class_string(rc));
+    return MPI_SUCCESS;
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Bcast";
+    mpii_comm_t *c;
+    mpii_bcast_algo_t algo;
+    size_t bytes;
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (c == NULL)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    rc = check_count_type_op(c, fn, count, datatype, root, 1, MPI_OP_NULL, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (buf_is_bad(buffer, count, mpii_datatype_get(datatype)))
+        return mpii_err(c, MPI_ERR_BUFFER, fn, "buffer is NULL with count %d", count);
+    if (count == 0 || c->size == 1)
+        return MPI_SUCCESS;
+
+    bytes = (size_t)count * mpii_datatype_get(datatype)->size;
+    algo = bcast_select(c->size, bytes);
+    rc = bcast_algos[algo].fn(buffer, count, datatype, root, c);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "%s bcast of %zu bytes from root %d failed: %s", bcast_algos[algo].name,
+                        bytes, root, mpii_error_class_string(rc));
+    return MPI_SUCCESS;
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Reduce";
+    const mpii_datatype_t *dtp;
+    mpii_comm_t *c;
+    mpii_reduce_algo_t algo;
+    size_t bytes;
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (c == NULL)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    rc = check_count_type_op(c, fn, count, datatype, root, 1, op, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    dtp = mpii_datatype_get(datatype);
+    if (sendbuf == MPI_IN_PLACE) {
+        if (c->rank != root)
+            return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf is MPI_IN_PLACE at rank %d, not the root %d",
+                            c->rank, root);
+    } else if (buf_is_bad(sendbuf, count, dtp)) {
+        return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf is NULL with count %d", count);
+    }
+    if (c->rank == root) {
+        if (buf_is_bad(recvbuf, count, dtp))
+            return mpii_err(c, MPI_ERR_BUFFER, fn, "recvbuf is NULL with count %d at the root", count);
+        if (count > 0 && sendbuf == recvbuf)
+            return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
+    }
+    if (count == 0)
+        return MPI_SUCCESS;
+
+    bytes = (size_t)count * dtp->size;
+    algo = reduce_select(c->size, bytes, mpii_op_is_commutative(op));
+    rc = reduce_algos[algo].fn(sendbuf, recvbuf, count, datatype, op, root, c);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "%s reduce of %zu bytes to root %d failed: %s", reduce_algos[algo].name,
+                        bytes, root, mpii_error_class_string(rc));
+    return MPI_SUCCESS;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Allreduce";
+    const mpii_datatype_t *dtp;
+    mpii_comm_t *c;
+    mpii_allreduce_algo_t algo;
+    size_t bytes;
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (c == NULL)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    rc = check_count_type_op(c, fn, count, datatype, 0, 0, op, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    dtp = mpii_datatype_get(datatype);
+    if (sendbuf != MPI_IN_PLACE && buf_is_bad(sendbuf, count, dtp))
+        return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf is NULL with count %d", count);
+    if (buf_is_bad(recvbuf, count, dtp))
+        return mpii_err(c, MPI_ERR_BUFFER, fn, "recvbuf is NULL with count %d", count);
+    if (count > 0 && sendbuf == recvbuf)
+        return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
+    if (count == 0)
+        return MPI_SUCCESS;
+
+    bytes = (size_t)count * dtp->size;
+    algo = allreduce_select(c->size, bytes, mpii_op_is_commutative(op));
+    rc = allreduce_algos[algo].fn(sendbuf, recvbuf, count, datatype, op, c);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "%s allreduce of %zu bytes failed: %s", allreduce_algos[algo].name,
+                        bytes, mpii_error_class_string(rc));
+    return MPI_SUCCESS;
+}

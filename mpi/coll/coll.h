@@ -1,0 +1,93 @@
+/*
+ * mpi/coll/coll.h: internals of the collectives (not installed).
+ *
+ * mpi/coll/coll.c holds the public MPI_Barrier/Bcast/Reduce/Allreduce: it
+ * validates arguments, picks one algorithm per call through a small selector
+ * (comm size, bytes) and reports errors. Each algorithm lives in its own file
+ * and is named by an enum and a string (coll.c's tables), never by a number.
+ *
+ * Contract of every algorithm below:
+ *   - arguments are already validated (comm, count >= 0, committed dt, root
+ *     in range, op valid for dt, MPI_IN_PLACE only where MPI allows it);
+ *   - all traffic goes through the mpii_*_ctx point-to-point with coll = 1
+ *     and the operation's fixed tag (MPII_COLL_TAG_*); successive collectives
+ *     on one communicator are kept apart by MPI's non-overtaking order;
+ *   - count == 0 and comm->size == 1 are valid and need no communication;
+ *   - returns MPI_SUCCESS or an MPI error class, never calls an error handler
+ *     (coll.c does, once).
+ */
+#ifndef MPI_COLL_COLL_H
+#define MPI_COLL_COLL_H
+
+#include "../mpi_impl.h"
+
+/* Fixed tag of each operation inside the collective context. */
+enum mpii_coll_tag {
+    MPII_COLL_TAG_BARRIER = 1,
+    MPII_COLL_TAG_BCAST = 2,
+    MPII_COLL_TAG_REDUCE = 3,
+    MPII_COLL_TAG_ALLREDUCE = 4,
+};
+
+/* ---- algorithms, one enum per collective (order = coll.c's tables) ---- */
+
+typedef enum mpii_barrier_algo {
+    MPII_BARRIER_DISSEMINATION = 0,
+    MPII_BARRIER_ALGO_COUNT
+} mpii_barrier_algo_t;
+
+typedef enum mpii_bcast_algo {
+    MPII_BCAST_BINOMIAL = 0,
+    MPII_BCAST_ALGO_COUNT
+} mpii_bcast_algo_t;
+
+typedef enum mpii_reduce_algo {
+    MPII_REDUCE_BINOMIAL = 0,        /* commutative ops only */
+    MPII_REDUCE_LINEAR,              /* any op, combines in rank order */
+    MPII_REDUCE_ALGO_COUNT
+} mpii_reduce_algo_t;
+
+typedef enum mpii_allreduce_algo {
+    MPII_ALLREDUCE_RECURSIVE_DOUBLING = 0, /* commutative ops only */
+    MPII_ALLREDUCE_REDUCE_BCAST,           /* any op: reduce to 0, then bcast */
+    MPII_ALLREDUCE_ALGO_COUNT
+} mpii_allreduce_algo_t;
+
+/* mpi/coll/barrier_dissemination.c */
+int mpii_barrier_dissemination(mpii_comm_t *comm);
+
+/* mpi/coll/bcast_binomial.c */
+int mpii_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm);
+
+/* mpi/coll/reduce_binomial.c: commutative ops only.
+ * sendbuf may be MPI_IN_PLACE at the root (input then in recvbuf). */
+int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         int root, mpii_comm_t *comm);
+
+/* mpi/coll/reduce_linear.c: any op; result is r0 op r1 op ... op r(p-1).
+ * sendbuf may be MPI_IN_PLACE at the root. */
+int mpii_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                       int root, mpii_comm_t *comm);
+
+/* mpi/coll/allreduce_recursive_doubling.c: commutative ops only.
+ * sendbuf may be MPI_IN_PLACE (input then in recvbuf). */
+int mpii_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                                      MPI_Op op, mpii_comm_t *comm);
+
+/* ---- buffer helpers shared by the algorithms (mpi/coll/coll.c) ---- */
+
+/* Allocate room for `count` elements of dt laid out as in a user buffer (so
+ * the datatype can be used on it for sends, receives and mpii_op_apply).
+ * *buf_p is the pointer to use, *base_p the one to free(). Count 0 gives a
+ * valid, unusable pointer. MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int mpii_coll_tmp_alloc(int count, const mpii_datatype_t *dt, void **buf_p, void **base_p);
+
+/* Copy `count` elements of dt from src to dst (both laid out by dt); touches
+ * only the bytes of the type map in dst. No-op when src == dst.
+ * MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int mpii_coll_copy(const void *src, void *dst, int count, const mpii_datatype_t *dt);
+
+/* Largest power of two <= n (n >= 1). */
+int mpii_coll_pof2_floor(int n);
+
+#endif

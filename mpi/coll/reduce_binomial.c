@@ -1,0 +1,96 @@
+/*
+ * mpi/coll/reduce_binomial.c: MPI_Reduce along a binomial tree, for
+ * commutative ops.
+ *
+ * Algorithm:
+ *   The broadcast tree of bcast_binomial.c run backwards. Ranks are
+ *   renumbered relative to the root, v = (rank - root) mod P. For 2^k =
+ *   1, 2, 4, ...: a rank whose bit k is clear receives the partial result of
+ *   v + 2^k (if that rank exists) and combines it into its accumulator; a
+ *   rank whose bit k is set sends its accumulator to v - 2^k and is done.
+ *   The root (v = 0) ends with the full result in recvbuf.
+ *
+ *     P = 8, root 0 (v = rank):
+ *
+ *       round 1: 1->0  3->2  5->4  7->6
+ *       round 2: 2->0  6->4
+ *       round 3: 4->0
+ *
+ *   Partial results combine ranges of v that are not in rank order when
+ *   root != 0 (and are combined as child op parent), hence commutative ops
+ *   only; reduce_linear.c handles the others.
+ *
+ * Cost (pLogP: L latency, g(m) gap of an m-byte message, P ranks, gamma the
+ * local reduction time per byte, not a pLogP parameter):
+ *   T = ceil(log2 P) * (L + g(m) + gamma * m); the root receives and
+ *   combines ceil(log2 P) messages of m bytes, every other rank sends one.
+ *
+ * Limits:
+ *   Commutative ops only; intracommunicators only. Ranks with children need
+ *   two temporary buffers of count elements (accumulator and receive), the
+ *   root one (it accumulates in recvbuf), leaves none.
+ */
+#include "coll.h"
+
+#include <stdlib.h>
+
+int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         int root, mpii_comm_t *comm)
+{
+    const mpii_datatype_t *dtp = mpii_datatype_get(dt);
+    int p = comm->size;
+    int rank = comm->rank;
+    int vrank = (rank - root + p) % p;
+    int has_children = (vrank % 2 == 0) && vrank + 1 < p;
+    void *acc = NULL;      /* this rank's partial result (when it has children) */
+    void *acc_base = NULL;
+    void *tmp = NULL;      /* receive buffer for a child's partial result */
+    void *tmp_base = NULL;
+    const void *mine;      /* what this rank sends to its parent */
+    int rc = MPI_SUCCESS;
+
+    if (count == 0)
+        return MPI_SUCCESS;
+    if (rank == root) {
+        if (sendbuf != MPI_IN_PLACE)
+            rc = mpii_coll_copy(sendbuf, recvbuf, count, dtp);
+        if (rc != MPI_SUCCESS || p == 1)
+            return rc;
+        acc = recvbuf;
+    } else if (has_children) {
+        rc = mpii_coll_tmp_alloc(count, dtp, &acc, &acc_base);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        rc = mpii_coll_copy(sendbuf, acc, count, dtp);
+        if (rc != MPI_SUCCESS)
+            goto out_free_acc;
+    }
+    if (has_children) {
+        rc = mpii_coll_tmp_alloc(count, dtp, &tmp, &tmp_base);
+        if (rc != MPI_SUCCESS)
+            goto out_free_acc;
+    }
+    mine = acc != NULL ? acc : sendbuf;
+
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (vrank & mask) {
+            int parent = (vrank - mask + root) % p;
+            rc = mpii_send_ctx(mine, count, dt, parent, MPII_COLL_TAG_REDUCE, comm, 1);
+            break;
+        }
+        if (vrank + mask < p) {
+            int child = (vrank + mask + root) % p;
+            rc = mpii_recv_ctx(tmp, count, dt, child, MPII_COLL_TAG_REDUCE, comm, 1, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                break;
+            mpii_op_apply(op, tmp, acc, count, dt);
+        }
+        if (mask > p / 2)
+            break; /* the next mask would be >= p (and could overflow) */
+    }
+
+    free(tmp_base);
+out_free_acc:
+    free(acc_base);
+    return rc;
+}

@@ -1,0 +1,413 @@
+/*
+ * mpi/comm.c: communicators. A communicator is a table entry holding its
+ * ranks (as MPI_COMM_WORLD ranks) and a context id: ctx for point-to-point,
+ * ctx + 1 for collectives, so the two never match each other. New context
+ * ids are agreed with an Allreduce(MAX) of every member's lowest unused id,
+ * which is unused by every member afterwards.
+ */
+#include "mpi/core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct comm_proto {
+    proto_comm_t pc[2];      /* [0] point-to-point, [1] collectives */
+} comm_proto_t;
+
+static mpii_comm_t **comms;
+static int ncomms;
+
+mpii_comm_t *mpii_comm_get(MPI_Comm comm)
+{
+    if (comm <= 0 || comm >= ncomms || !comms[comm] || !comms[comm]->in_use)
+        return NULL;
+    return comms[comm];
+}
+
+proto_comm_t *mpii_comm_proto(mpii_comm_t *c, int coll)
+{
+    return &((comm_proto_t *)c->proto)->pc[coll ? 1 : 0];
+}
+
+uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll)
+{
+    return c->ctx + (coll ? 1u : 0u);
+}
+
+static void comm_destroy(mpii_comm_t *c)
+{
+    comms[c->handle] = NULL;
+    free(c->world_ranks);
+    free(c->dims);
+    free(c->periods);
+    free(c->proto);
+    free(c);
+}
+
+/* New communicator of n ranks (world ranks given), this rank at `rank`. */
+static int comm_create(int n, const int *world_ranks, int rank, uint32_t ctx, MPI_Errhandler eh,
+                       mpii_comm_t **c_p)
+{
+    mpii_comm_t *c;
+    comm_proto_t *cp;
+    int h;
+
+    for (h = 3; h < ncomms && comms[h]; h++)
+        ;
+    if (h >= ncomms) {
+        int nn = ncomms ? ncomms * 2 : 16;
+        mpii_comm_t **t = realloc(comms, (size_t)nn * sizeof(*t));
+        if (!t)
+            return MPI_ERR_NO_MEM;
+        memset(t + ncomms, 0, (size_t)(nn - ncomms) * sizeof(*t));
+        comms = t;
+        if (!ncomms)
+            h = 3;
+        ncomms = nn;
+    }
+    c = calloc(1, sizeof(*c));
+    cp = calloc(1, sizeof(*cp));
+    if (!c || !cp) {
+        free(c);
+        free(cp);
+        return MPI_ERR_NO_MEM;
+    }
+    c->world_ranks = malloc((size_t)(n ? n : 1) * sizeof(int));
+    if (!c->world_ranks) {
+        free(c);
+        free(cp);
+        return MPI_ERR_NO_MEM;
+    }
+    memcpy(c->world_ranks, world_ranks, (size_t)n * sizeof(int));
+    c->in_use = 1;
+    c->handle = h;
+    c->rank = rank;
+    c->size = n;
+    c->ctx = ctx;
+    c->errhandler = eh;
+    proto_comm_init(&cp->pc[0], ctx);
+    proto_comm_init(&cp->pc[1], ctx + 1);
+    c->proto = cp;
+    comms[h] = c;
+    *c_p = c;
+    return MPI_SUCCESS;
+}
+
+int mpii_comm_world_init(void)
+{
+    mpii_comm_t *c;
+    int *ranks, i, rc;
+
+    ranks = malloc((size_t)mpii_g.size * sizeof(int));
+    if (!ranks)
+        return MPI_ERR_NO_MEM;
+    for (i = 0; i < mpii_g.size; i++)
+        ranks[i] = i;
+    if (!comms) {
+        comms = calloc(16, sizeof(*comms));
+        if (!comms) {
+            free(ranks);
+            return MPI_ERR_NO_MEM;
+        }
+        ncomms = 16;
+    }
+    rc = comm_create(mpii_g.size, ranks, mpii_g.rank, 0, MPI_ERRORS_ARE_FATAL, &c);
+    free(ranks);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    comms[c->handle] = NULL;
+    c->handle = MPI_COMM_WORLD;
+    comms[MPI_COMM_WORLD] = c;
+    strcpy(c->name, "MPI_COMM_WORLD");
+    rc = comm_create(1, &mpii_g.rank, 0, 2, MPI_ERRORS_ARE_FATAL, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    comms[c->handle] = NULL;
+    c->handle = MPI_COMM_SELF;
+    comms[MPI_COMM_SELF] = c;
+    strcpy(c->name, "MPI_COMM_SELF");
+    mpii_g.next_ctx = 4;
+    return MPI_SUCCESS;
+}
+
+void mpii_comm_finalize(void)
+{
+    int i;
+    for (i = 0; i < ncomms; i++)
+        if (comms[i])
+            comm_destroy(comms[i]);
+    free(comms);
+    comms = NULL;
+    ncomms = 0;
+}
+
+/* Agree on a fresh context id over `c` (collective). */
+static int ctx_agree(mpii_comm_t *c, uint32_t *ctx_p)
+{
+    unsigned mine = mpii_g.next_ctx, all = 0;
+    int rc;
+
+    rc = MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED, MPI_MAX, c->handle);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (all > 0xfffffff0u)
+        return MPI_ERR_INTERN;
+    *ctx_p = all;
+    mpii_g.next_ctx = all + 2;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_rank");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_rank", "invalid communicator");
+    if (!rank)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_size");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_size", "invalid communicator");
+    if (!size)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    mpii_comm_t *c, *nc;
+    uint32_t ctx;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Comm_dup");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_dup", "invalid communicator");
+    if (!newcomm)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
+    rc = ctx_agree(c, &ctx);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Comm_dup", "context agreement failed");
+    rc = comm_create(c->size, c->world_ranks, c->rank, ctx, c->errhandler, &nc);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Comm_dup", "out of memory");
+    if (c->topo_kind == MPI_CART) {
+        nc->topo_kind = MPI_CART;
+        nc->ndims = c->ndims;
+        nc->dims = malloc((size_t)(c->ndims ? c->ndims : 1) * sizeof(int));
+        nc->periods = malloc((size_t)(c->ndims ? c->ndims : 1) * sizeof(int));
+        if (!nc->dims || !nc->periods) {
+            comm_destroy(nc);
+            return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
+        }
+        memcpy(nc->dims, c->dims, (size_t)c->ndims * sizeof(int));
+        memcpy(nc->periods, c->periods, (size_t)c->ndims * sizeof(int));
+    }
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+typedef struct split_ent {
+    int key;
+    int rank;
+} split_ent_t;
+
+static int split_cmp(const void *a, const void *b)
+{
+    const split_ent_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    mpii_comm_t *c, *nc;
+    int *in = NULL, *all = NULL, *wr = NULL, i, n = 0, me = -1, rc;
+    split_ent_t *ents = NULL;
+    uint32_t ctx;
+
+    MPII_CHECK_INIT("MPI_Comm_split");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_split", "invalid communicator");
+    if (!newcomm)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split", "color %d is negative", color);
+    in = calloc((size_t)c->size * 2, sizeof(int));
+    all = calloc((size_t)c->size * 2, sizeof(int));
+    ents = calloc((size_t)c->size, sizeof(*ents));
+    wr = calloc((size_t)c->size, sizeof(int));
+    if (!in || !all || !ents || !wr) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    in[2 * c->rank] = color;
+    in[2 * c->rank + 1] = key;
+    rc = MPI_Allreduce(in, all, 2 * c->size, MPI_INT, MPI_SUM, comm);
+    if (rc == MPI_SUCCESS)
+        rc = ctx_agree(c, &ctx);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    if (color == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        goto out;
+    }
+    for (i = 0; i < c->size; i++)
+        if (all[2 * i] == color) {
+            ents[n].key = all[2 * i + 1];
+            ents[n].rank = i;
+            n++;
+        }
+    qsort(ents, (size_t)n, sizeof(*ents), split_cmp);
+    for (i = 0; i < n; i++) {
+        wr[i] = c->world_ranks[ents[i].rank];
+        if (ents[i].rank == c->rank)
+            me = i;
+    }
+    rc = comm_create(n, wr, me, ctx, c->errhandler, &nc);
+    if (rc == MPI_SUCCESS)
+        *newcomm = nc->handle;
+out:
+    free(in);
+    free(all);
+    free(ents);
+    free(wr);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Comm_split", "failed");
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_free");
+    if (!comm)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Comm_free", "comm is NULL");
+    c = mpii_comm_get(*comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator");
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_free", "cannot free a predefined communicator");
+    comm_destroy(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    mpii_comm_t *a, *b;
+    int i, j, found;
+
+    MPII_CHECK_INIT("MPI_Comm_compare");
+    a = mpii_comm_get(comm1);
+    b = mpii_comm_get(comm2);
+    if (!a || !b)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_compare", "invalid communicator");
+    if (!result)
+        return mpii_err(a, MPI_ERR_ARG, "MPI_Comm_compare", "result is NULL");
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (a->size != b->size) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    if (!memcmp(a->world_ranks, b->world_ranks, (size_t)a->size * sizeof(int))) {
+        *result = MPI_CONGRUENT;
+        return MPI_SUCCESS;
+    }
+    for (i = 0; i < a->size; i++) {
+        for (found = 0, j = 0; j < b->size && !found; j++)
+            found = a->world_ranks[i] == b->world_ranks[j];
+        if (!found) {
+            *result = MPI_UNEQUAL;
+            return MPI_SUCCESS;
+        }
+    }
+    *result = MPI_SIMILAR;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_test_inter");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter", "invalid communicator");
+    if (!flag)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_get_attr");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_get_attr", "invalid communicator");
+    if (!attribute_val || !flag)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_get_attr", "NULL argument");
+    *flag = 1;
+    switch (keyval) {
+    case MPI_TAG_UB: *(int **)attribute_val = &tag_ub; break;
+    case MPI_HOST: *(int **)attribute_val = &host; break;
+    case MPI_IO: *(int **)attribute_val = &io; break;
+    case MPI_WTIME_IS_GLOBAL: *(int **)attribute_val = &wtime_global; break;
+    default:
+        *flag = 0;
+        return mpii_err(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "unknown keyval %d", keyval);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_set_name");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_set_name", "invalid communicator");
+    if (!name)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_set_name", "name is NULL");
+    strncpy(c->name, name, sizeof(c->name) - 1);
+    c->name[sizeof(c->name) - 1] = 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_get_name");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_get_name", "invalid communicator");
+    if (!name || !resultlen)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_get_name", "NULL argument");
+    strcpy(name, c->name);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,66 @@
+/*
+ * mpi/core.h: state of the runtime core (init, communicators, requests),
+ * private to mpi/init.c, comm.c, p2p.c, errhandler.c.
+ */
+#ifndef MPI_CORE_H
+#define MPI_CORE_H
+
+#include "mpi/mpi_impl.h"
+#include "proto/proto.h"
+#include "transport/boot.h"
+
+typedef struct mpii_global {
+    int initialized;
+    int finalized;
+    int thread_level;
+    int rank;
+    int size;
+    boot_t *boot;
+    tl_t *tl;
+    mbcf_t *m;
+    proto_t *p;
+    double t0;
+    uint32_t next_ctx;       /* lowest context id this rank has not used */
+    /* settings (MBMPI_*) */
+    const char *provider;
+    const char *protocol;
+    size_t eager_limit;
+    size_t credits;
+    size_t fifo_buf_size;
+    long fifo_bufs;
+    long req_max;
+    size_t req_min;
+    size_t write_chunk;
+    long stats;
+    long spin;
+} mpii_global_t;
+
+extern mpii_global_t mpii_g;
+
+enum { MPII_REQ_SEND = 1, MPII_REQ_RECV = 2, MPII_REQ_NULL = 3 };
+
+typedef struct mpii_request {
+    proto_req_t pr;          /* first */
+    MPI_Request handle;
+    int kind;
+    int freed;               /* MPI_Request_free on an active request */
+    mpii_comm_t *comm;
+    /* non-contiguous data: packed copy, unpacked at completion */
+    void *tmp;
+    void *ubuf;
+    int ucount;
+    mpii_datatype_t *udt;
+    size_t ubytes;           /* bytes the user buffer holds */
+} mpii_request_t;
+
+mpii_request_t *mpii_request_get(MPI_Request h);
+void mpii_progress_wait(volatile int *done);
+
+int mpii_comm_world_init(void);
+void mpii_comm_finalize(void);
+proto_comm_t *mpii_comm_proto(mpii_comm_t *c, int coll);
+uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll);
+
+void mpii_requests_finalize(void);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * mpi/errstr.c: error strings and classes.
+ *
+ * mbmpi has no user-defined error codes: every error code is an error class.
+ * MPI_Error_string and MPI_Error_class may be called before MPI_Init and
+ * after MPI_Finalize (they touch no state); an invalid code is reported
+ * through the error handler when MPI is initialized, and returns
+ * MPI_ERR_ARG otherwise.
+ */
+/* mpi_impl.h has a slash-star inside a comment (mpi/coll/...), which -Wall -Werror rejects. */
+
+#include "mpi_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const class_strings[] = {
+    [MPI_SUCCESS] = "MPI_SUCCESS: no errors",
+    [MPI_ERR_BUFFER] = "MPI_ERR_BUFFER: invalid buffer pointer",
+    [MPI_ERR_COUNT] = "MPI_ERR_COUNT: invalid count argument",
+    [MPI_ERR_TYPE] = "MPI_ERR_TYPE: invalid datatype",
+    [MPI_ERR_TAG] = "MPI_ERR_TAG: invalid tag argument",
+    [MPI_ERR_COMM] = "MPI_ERR_COMM: invalid communicator",
+    [MPI_ERR_RANK] = "MPI_ERR_RANK: invalid rank",
+    [MPI_ERR_REQUEST] = "MPI_ERR_REQUEST: invalid request",
+    [MPI_ERR_ROOT] = "MPI_ERR_ROOT: invalid root",
+    [MPI_ERR_GROUP] = "MPI_ERR_GROUP: invalid group",
+    [MPI_ERR_OP] = "MPI_ERR_OP: invalid reduce operation",
+    [MPI_ERR_TOPOLOGY] = "MPI_ERR_TOPOLOGY: invalid communicator topology",
+    [MPI_ERR_DIMS] = "MPI_ERR_DIMS: invalid dimension argument",
+    [MPI_ERR_ARG] = "MPI_ERR_ARG: invalid argument of some other kind",
+    [MPI_ERR_UNKNOWN] = "MPI_ERR_UNKNOWN: unknown error",
+    [MPI_ERR_TRUNCATE] = "MPI_ERR_TRUNCATE: message truncated",
+    [MPI_ERR_OTHER] = "MPI_ERR_OTHER: known error not in this list",
+    [MPI_ERR_INTERN] = "MPI_ERR_INTERN: internal error",
+    [MPI_ERR_IN_STATUS] = "MPI_ERR_IN_STATUS: error code is in status",
+    [MPI_ERR_PENDING] = "MPI_ERR_PENDING: pending request",
+    [MPI_ERR_NO_MEM] = "MPI_ERR_NO_MEM: out of memory",
+    [MPI_ERR_ERRHANDLER] = "MPI_ERR_ERRHANDLER: invalid error handler",
+    [MPI_ERR_INFO] = "MPI_ERR_INFO: invalid info object",
+    [MPI_ERR_KEYVAL] = "MPI_ERR_KEYVAL: invalid attribute keyval",
+    [MPI_ERR_NOT_SAME] = "MPI_ERR_NOT_SAME: collective argument not identical on all processes",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported",
+    [MPI_ERR_LASTCODE] = "MPI_ERR_LASTCODE: last error code",
+};
+
+#define NCLASSES ((int)(sizeof class_strings / sizeof class_strings[0]))
+
+const char *mpii_error_class_string(int errclass)
+{
+    if (errclass < 0 || errclass >= NCLASSES || !class_strings[errclass])
+        return "unknown error class";
+    return class_strings[errclass];
+}
+
+static int valid_code(int code)
+{
+    return code >= 0 && code < NCLASSES && class_strings[code];
+}
+
+static int bad_code(const char *fn, int code)
+{
+    if (mpii_is_initialized())
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid error code %d", code);
+    return MPI_ERR_ARG;
+}
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    static const char fn[] = "MPI_Error_string";
+    int n;
+    if (!string || !resultlen) {
+        if (mpii_is_initialized())
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "%s is NULL", !string ? "string" : "resultlen");
+        return MPI_ERR_ARG;
+    }
+    if (valid_code(errorcode))
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_strings[errorcode]);
+    else
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
+    if (n < 0) {
+        string[0] = '\0';
+        n = 0;
+    }
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    return valid_code(errorcode) ? MPI_SUCCESS : bad_code(fn, errorcode);
+}
+
+int MPI_Error_class(int errorcode, int *errorclass)
+{
+    static const char fn[] = "MPI_Error_class";
+    if (!errorclass) {
+        if (mpii_is_initialized())
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "errorclass is NULL");
+        return MPI_ERR_ARG;
+    }
+    if (!valid_code(errorcode))
+        return bad_code(fn, errorcode);
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+}

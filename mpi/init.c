@@ -1,0 +1,396 @@
+/*
+ * mpi/init.c: MPI_Init / MPI_Finalize and the environment calls.
+ *
+ * Init: bootstrap (rank, size, store), open the transport chosen by
+ * MBMPI_PROVIDER (default shm when every rank is on this host, else
+ * tcp;ofi_rxm), exchange addresses and provider name/version through the
+ * store (a mismatch is refused), then build mbcf, proto and the predefined
+ * communicators. A job of one rank needs no transport at all.
+ */
+#include "mpi/core.h"
+#include "util/config.h"
+#include "util/log.h"
+#include "util/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+mpii_global_t mpii_g;
+
+static ut_cfg_entry_t mpi_cfg_entries[] = {
+    {"PROVIDER", "auto", "libfabric provider: shm, tcp (tcp;ofi_rxm), sockets, verbs, udp; auto = shm on one host else tcp",
+     UT_CFG_STRING, &mpii_g.provider},
+    {"PROTOCOL", "auto", "auto (write protocol when the receive is first, eager FIFO otherwise) or eager (never REQ)",
+     UT_CFG_STRING, &mpii_g.protocol},
+    {"EAGER_LIMIT", "16384", "largest payload sent eagerly through the FIFO; larger sends use RTS", UT_CFG_SIZE,
+     &mpii_g.eager_limit},
+    {"CREDITS", "262144", "eager bytes each peer may have unconsumed in this rank's FIFO", UT_CFG_SIZE,
+     &mpii_g.credits},
+    {"FIFO_BUF_SIZE", "1M", "bytes per FI_MULTI_RECV FIFO buffer", UT_CFG_SIZE, &mpii_g.fifo_buf_size},
+    {"FIFO_BUFS", "8", "number of FIFO buffers", UT_CFG_INT, &mpii_g.fifo_bufs},
+    {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
+    {"REQ_MIN", "0", "smallest receive buffer that issues a REQ", UT_CFG_SIZE, &mpii_g.req_min},
+    {"WRITE_CHUNK", "0", "largest single remote write (0: provider maximum)", UT_CFG_SIZE, &mpii_g.write_chunk},
+    {"STATS", "0", "print per-rank protocol counters at MPI_Finalize", UT_CFG_BOOL, &mpii_g.stats},
+    {"SPIN", "200", "idle progress polls before a wait yields the CPU", UT_CFG_INT, &mpii_g.spin},
+    {NULL, NULL, NULL, UT_CFG_INT, NULL},
+};
+
+const ut_cfg_table_t mpii_cfg_table = {"mpi (runtime)", mpi_cfg_entries};
+
+/* Variables set by the launcher or read by other layers, not in a table. */
+static const char *const mpi_cfg_extra[] = {
+    "MBMPI_RANK", "MBMPI_SIZE", "MBMPI_STORE", "MBMPI_SECRET", "MBMPI_LOCAL_RANK", "MBMPI_LOCAL_SIZE",
+    "MBMPI_HOST", "MBMPI_ALL_LOCAL", "MBMPI_LOG", "MBMPI_TIMEOUT", "MBMPI_JOBID", NULL,
+};
+
+int mpii_is_initialized(void)
+{
+    return mpii_g.initialized && !mpii_g.finalized;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void init_fail(const char *what, int rc)
+{
+    fprintf(stderr, "mbmpi: MPI_Init: %s: %s\n", what, ut_status_str(rc));
+    if (mpii_g.boot)
+        boot_abort(mpii_g.boot, 1, what);
+    exit(1);
+}
+
+static int transport_open(void)
+{
+    tl_params_t tp = {0};
+    tl_callbacks_t cb;
+    mbcf_params_t mp = {0};
+    char key[32], *addrs = NULL, name[256], info[128], other[128];
+    size_t len = sizeof(name), alen = 0, olen;
+    const char *prov = mpii_g.provider;
+    int rc, i;
+
+    if (!strcmp(prov, "auto"))
+        prov = boot_all_local(mpii_g.boot) ? "shm" : "tcp;ofi_rxm";
+    mp.rank = mpii_g.rank;
+    mp.size = mpii_g.size;
+    mp.credits = mpii_g.credits;
+    mp.write_chunk = mpii_g.write_chunk;
+    rc = mbcf_create(&mp, &mpii_g.m);
+    if (rc != UT_OK)
+        return rc;
+    mbcf_tl_callbacks(mpii_g.m, &cb);
+    tp.rank = mpii_g.rank;
+    tp.size = mpii_g.size;
+    tp.provider = prov;
+    tp.fifo_buf_size = mpii_g.fifo_buf_size;
+    tp.fifo_buf_count = (int)mpii_g.fifo_bufs;
+    tp.min_fifo_free = mpii_g.eager_limit + 256;
+    if (tp.fifo_buf_size < 4 * tp.min_fifo_free)
+        tp.fifo_buf_size = 4 * tp.min_fifo_free;
+    rc = tl_ofi_ops.open(&tp, &cb, &mpii_g.tl);
+    if (rc != UT_OK)
+        return rc;
+    mbcf_attach(mpii_g.m, mpii_g.tl);
+
+    /* Address and provider exchange. */
+    rc = tl_get_addr(mpii_g.tl, name, &len);
+    if (rc != UT_OK)
+        return rc;
+    snprintf(key, sizeof(key), "addr.%d", mpii_g.rank);
+    rc = boot_put(mpii_g.boot, key, name, len);
+    if (rc != UT_OK)
+        return rc;
+    snprintf(info, sizeof(info), "%s %u.%u", mpii_g.tl->caps.name, mpii_g.tl->caps.version >> 16,
+             mpii_g.tl->caps.version & 0xffff);
+    snprintf(key, sizeof(key), "prov.%d", mpii_g.rank);
+    rc = boot_put(mpii_g.boot, key, info, strlen(info) + 1);
+    if (rc == UT_OK)
+        rc = boot_fence(mpii_g.boot);
+    if (rc != UT_OK)
+        return rc;
+    for (i = 0; i < mpii_g.size; i++) {
+        snprintf(key, sizeof(key), "prov.%d", i);
+        rc = boot_get(mpii_g.boot, key, other, sizeof(other), &olen);
+        if (rc != UT_OK)
+            return rc;
+        other[sizeof(other) - 1] = 0;
+        if (strcmp(other, info)) {
+            fprintf(stderr,
+                    "mbmpi: MPI_Init: rank %d uses provider \"%s\" but rank %d uses \"%s\"; all ranks must use the same "
+                    "provider and version (set MBMPI_PROVIDER or mpirun --provider)\n",
+                    mpii_g.rank, info, i, other);
+            return UT_ERR_UNSUPPORTED;
+        }
+        snprintf(key, sizeof(key), "addr.%d", i);
+        if (!addrs) {
+            alen = len;
+            addrs = calloc((size_t)mpii_g.size, alen);
+            if (!addrs)
+                return UT_ERR_NO_MEMORY;
+        }
+        rc = boot_get(mpii_g.boot, key, addrs + (size_t)i * alen, alen, &olen);
+        if (rc != UT_OK || olen != alen) {
+            free(addrs);
+            return rc != UT_OK ? rc : UT_ERR_PROTO;
+        }
+    }
+    rc = tl_connect(mpii_g.tl, addrs, alen);
+    free(addrs);
+    return rc;
+}
+
+static int mpi_init_common(void)
+{
+    proto_params_t pp = {0};
+    int rc;
+
+    if (mpii_g.initialized) {
+        fprintf(stderr, "mbmpi: MPI_Init: called twice\n");
+        return MPI_ERR_OTHER;
+    }
+    ut_log_init();
+    if (ut_cfg_load(&mpii_cfg_table) != UT_OK)
+        return MPI_ERR_OTHER;
+    {
+        const ut_cfg_table_t *tabs[] = {&mpii_cfg_table};
+        ut_cfg_check_unknown(tabs, 1, mpi_cfg_extra);
+    }
+    if (strcmp(mpii_g.protocol, "auto") && strcmp(mpii_g.protocol, "eager")) {
+        fprintf(stderr, "mbmpi: MPI_Init: MBMPI_PROTOCOL must be auto or eager, not \"%s\"\n", mpii_g.protocol);
+        return MPI_ERR_OTHER;
+    }
+    mpii_g.t0 = now();
+    rc = boot_init(&mpii_g.boot);
+    if (rc != UT_OK)
+        init_fail("bootstrap", rc);
+    mpii_g.rank = boot_rank(mpii_g.boot);
+    mpii_g.size = boot_size(mpii_g.boot);
+    ut_log_rank = mpii_g.rank;
+    if (mpii_g.size > 1) {
+        rc = transport_open();
+        if (rc != UT_OK)
+            init_fail("opening the transport", rc);
+    }
+    pp.rank = mpii_g.rank;
+    pp.size = mpii_g.size;
+    pp.eager_only = !strcmp(mpii_g.protocol, "eager");
+    pp.eager_limit = mpii_g.eager_limit;
+    pp.req_min = mpii_g.req_min;
+    pp.req_max = (int)mpii_g.req_max;
+    rc = proto_create(mpii_g.m, &pp, &mpii_g.p);
+    if (rc != UT_OK)
+        init_fail("protocol state", rc);
+    if (mpii_datatype_init() != MPI_SUCCESS || mpii_op_init() != MPI_SUCCESS)
+        init_fail("datatypes", UT_ERR_NO_MEMORY);
+    mpii_g.initialized = 1;
+    if (mpii_comm_world_init() != MPI_SUCCESS)
+        init_fail("communicators", UT_ERR_NO_MEMORY);
+    return MPI_SUCCESS;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    mpii_g.thread_level = MPI_THREAD_SINGLE;
+    return mpi_init_common();
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (!provided)
+        return MPI_ERR_ARG;
+    /* Calls from one thread at a time are all this library supports. */
+    mpii_g.thread_level = required >= MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
+    *provided = mpii_g.thread_level;
+    return mpi_init_common();
+}
+
+int MPI_Query_thread(int *provided)
+{
+    MPII_CHECK_INIT("MPI_Query_thread");
+    if (!provided)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Query_thread", "provided is NULL");
+    *provided = mpii_g.thread_level;
+    return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int *flag)
+{
+    MPII_CHECK_INIT("MPI_Is_thread_main");
+    if (!flag)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "flag is NULL");
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int *flag)
+{
+    if (!flag)
+        return MPI_ERR_ARG;
+    *flag = mpii_g.initialized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag)
+{
+    if (!flag)
+        return MPI_ERR_ARG;
+    *flag = mpii_g.finalized;
+    return MPI_SUCCESS;
+}
+
+static void print_stats(void)
+{
+    const proto_stats_t *s = proto_stats(mpii_g.p);
+    const mbcf_stats_t *ms = mpii_g.m ? mbcf_stats(mpii_g.m) : NULL;
+
+    fprintf(stderr,
+            "mbmpi[%d] stats: eager %llu msgs %llu B | write %llu msgs %llu B | rts %llu msgs %llu B | self %llu | "
+            "req sent %llu used %llu dropped %llu killed %llu | unexpected %llu msgs %llu B | cancel %llu | "
+            "rejected %llu",
+            mpii_g.rank, s->eager_msgs, s->eager_bytes, s->write_msgs, s->write_bytes, s->rts_msgs, s->rts_bytes,
+            s->self_msgs, s->req_sent, s->req_used, s->req_dropped, s->req_killed, s->unexpected_msgs,
+            s->unexpected_bytes, s->cancel_sent, s->rejected + (ms ? ms->rejected : 0));
+    if (ms)
+        fprintf(stderr, " | fifo sent %lu recv %lu credit msgs %lu retries %lu", ms->fifo_sent, ms->fifo_recv,
+                ms->credit_msgs, ms->retries);
+    fprintf(stderr, "\n");
+}
+
+int MPIX_Stat_get(const char *name, unsigned long long *value)
+{
+    const proto_stats_t *s;
+    static const struct {
+        const char *name;
+        size_t off;
+    } tab[] = {
+        {"eager_msgs", offsetof(proto_stats_t, eager_msgs)},
+        {"eager_bytes", offsetof(proto_stats_t, eager_bytes)},
+        {"write_msgs", offsetof(proto_stats_t, write_msgs)},
+        {"write_bytes", offsetof(proto_stats_t, write_bytes)},
+        {"rts_msgs", offsetof(proto_stats_t, rts_msgs)},
+        {"rts_bytes", offsetof(proto_stats_t, rts_bytes)},
+        {"self_msgs", offsetof(proto_stats_t, self_msgs)},
+        {"req_sent", offsetof(proto_stats_t, req_sent)},
+        {"req_used", offsetof(proto_stats_t, req_used)},
+        {"req_dropped", offsetof(proto_stats_t, req_dropped)},
+        {"req_killed", offsetof(proto_stats_t, req_killed)},
+        {"unexpected_msgs", offsetof(proto_stats_t, unexpected_msgs)},
+        {"unexpected_bytes", offsetof(proto_stats_t, unexpected_bytes)},
+        {"rejected", offsetof(proto_stats_t, rejected)},
+        {"cancel_sent", offsetof(proto_stats_t, cancel_sent)},
+    };
+    size_t i;
+
+    MPII_CHECK_INIT("MPIX_Stat_get");
+    if (!name || !value)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPIX_Stat_get", "NULL argument");
+    s = proto_stats(mpii_g.p);
+    for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+        if (!strcmp(tab[i].name, name)) {
+            *value = *(const unsigned long long *)((const char *)s + tab[i].off);
+            return MPI_SUCCESS;
+        }
+    return mpii_err(NULL, MPI_ERR_ARG, "MPIX_Stat_get", "unknown counter \"%s\"", name);
+}
+
+int MPI_Finalize(void)
+{
+    MPII_CHECK_INIT("MPI_Finalize");
+    /* Everyone reaches Finalize, then keeps progressing until all ranks are
+     * there (the store's fence), so no rank closes its endpoint while a peer
+     * still needs it. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mpii_g.m) {
+        int done = 0;
+        if (boot_fence_begin(mpii_g.boot) == UT_OK) {
+            while (!done) {
+                proto_progress(mpii_g.p);
+                if (boot_fence_test(mpii_g.boot, &done) != UT_OK)
+                    break;
+            }
+        }
+    }
+    if (mpii_g.stats)
+        print_stats();
+    mpii_comm_finalize();
+    mpii_requests_finalize();
+    mpii_op_finalize();
+    mpii_datatype_finalize();
+    proto_destroy(mpii_g.p);
+    mbcf_destroy(mpii_g.m);
+    if (mpii_g.tl)
+        tl_close(mpii_g.tl);
+    boot_finalize(mpii_g.boot);
+    mpii_g.p = NULL;
+    mpii_g.m = NULL;
+    mpii_g.tl = NULL;
+    mpii_g.boot = NULL;
+    mpii_g.finalized = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+
+    (void)comm;
+    snprintf(msg, sizeof(msg), "MPI_Abort(comm %d, %d) called by rank %d", comm, errorcode, mpii_g.rank);
+    fflush(stdout);
+    if (mpii_g.boot)
+        boot_abort(mpii_g.boot, errorcode, msg);
+    fprintf(stderr, "mbmpi: %s\n", msg);
+    _exit(errorcode ? errorcode : 1);
+}
+
+double MPI_Wtime(void)
+{
+    return now() - mpii_g.t0;
+}
+
+double MPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (!name || !resultlen)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Get_processor_name", "NULL argument");
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
+        strcpy(name, "localhost");
+    name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+    if (!version || !subversion)
+        return MPI_ERR_ARG;
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen)
+{
+    if (!version || !resultlen)
+        return MPI_ERR_ARG;
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "mbmpi %s (MPI/MBCF over libfabric)", MBMPI_VERSION_STRING);
+    *resultlen = (int)strlen(version);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,1063 @@
+/*
+ * mpi/p2p.c: point-to-point calls, requests and the completion functions.
+ *
+ * Every call validates its arguments (error classes as MPI 3.1 defines
+ * them), converts the datatype to contiguous bytes (packing derived types
+ * into a temporary buffer) and hands the transfer to proto/. Requests are
+ * int handles indexing a table of request objects kept on a free list, so
+ * starting a request does not allocate in the steady state.
+ */
+#include "mpi/core.h"
+#include "util/status.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+static mpii_request_t **reqtab;  /* handle -> request; [0] unused (MPI_REQUEST_NULL) */
+static int nreqtab;
+static int *req_free;
+static int nreq_free;
+static mpii_request_t *freed_list[1024]; /* MPI_Request_free'd while active */
+static int nfreed;
+
+/* ------------------------------------------------------------ requests */
+
+mpii_request_t *mpii_request_get(MPI_Request h)
+{
+    if (h <= 0 || h >= nreqtab || !reqtab[h] || reqtab[h]->handle != h)
+        return NULL;
+    return reqtab[h];
+}
+
+static mpii_request_t *req_new(void)
+{
+    mpii_request_t *r;
+    int h;
+
+    if (!nreq_free) {
+        int nn = nreqtab ? nreqtab * 2 : 256, i;
+        mpii_request_t **t = realloc(reqtab, (size_t)nn * sizeof(*t));
+        int *f;
+        if (!t)
+            return NULL;
+        reqtab = t;
+        f = realloc(req_free, (size_t)nn * sizeof(*f));
+        if (!f)
+            return NULL;
+        req_free = f;
+        for (i = nreqtab; i < nn; i++)
+            reqtab[i] = NULL;
+        for (i = nn - 1; i >= (nreqtab ? nreqtab : 1); i--)
+            req_free[nreq_free++] = i;
+        nreqtab = nn;
+    }
+    h = req_free[nreq_free - 1];
+    if (!reqtab[h]) {
+        reqtab[h] = calloc(1, sizeof(mpii_request_t));
+        if (!reqtab[h])
+            return NULL;
+    }
+    nreq_free--;
+    r = reqtab[h];
+    r->handle = h;
+    r->freed = 0;
+    r->tmp = NULL;
+    return r;
+}
+
+static void req_release(mpii_request_t *r)
+{
+    int h = r->handle;
+    free(r->tmp);
+    r->tmp = NULL;
+    if (h > 0) {
+        r->handle = 0;
+        req_free[nreq_free++] = h;
+    }
+}
+
+void mpii_requests_finalize(void)
+{
+    int i;
+    for (i = 0; i < nreqtab; i++) {
+        if (reqtab[i])
+            free(reqtab[i]->tmp);
+        free(reqtab[i]);
+    }
+    free(reqtab);
+    free(req_free);
+    reqtab = NULL;
+    req_free = NULL;
+    nreqtab = nreq_free = nfreed = 0;
+}
+
+static void sweep_freed(void)
+{
+    int i = 0;
+    while (i < nfreed) {
+        if (freed_list[i]->pr.done) {
+            req_release(freed_list[i]);
+            freed_list[i] = freed_list[--nfreed];
+        } else {
+            i++;
+        }
+    }
+}
+
+void mpii_progress_wait(volatile int *done)
+{
+    long idle = 0;
+
+    while (!*done) {
+        if (proto_progress(mpii_g.p) > 0) {
+            idle = 0;
+        } else if (++idle > mpii_g.spin) {
+            sched_yield();
+            idle = 0;
+        }
+    }
+}
+
+/* -------------------------------------------------------- validation */
+
+static int check_buf(mpii_comm_t *c, const char *fn, const void *buf, int count, mpii_datatype_t *dt)
+{
+    if (!buf && count > 0 && dt->size > 0 && dt->true_lb == 0)
+        return mpii_err(c, MPI_ERR_BUFFER, fn, "buffer is NULL with count %d", count);
+    return MPI_SUCCESS;
+}
+
+/* Validate (comm, count, datatype, peer rank, tag). `recv` allows the
+ * wildcards. Returns MPI_SUCCESS or the handler's result. */
+static int check_args(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const void *buf, int count,
+                      MPI_Datatype datatype, mpii_datatype_t **dt_p, int rank, int tag, int recv)
+{
+    mpii_comm_t *c;
+    mpii_datatype_t *dt;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (count < 0)
+        return mpii_err(c, MPI_ERR_COUNT, fn, "negative count %d", count);
+    if (mpii_datatype_check(datatype) != MPI_SUCCESS)
+        return mpii_err(c, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype %d", datatype);
+    dt = mpii_datatype_get(datatype);
+    if (!(rank == MPI_PROC_NULL || (rank >= 0 && rank < c->size) || (recv && rank == MPI_ANY_SOURCE)))
+        return mpii_err(c, MPI_ERR_RANK, fn, "invalid rank %d (communicator has %d ranks)", rank, c->size);
+    if (!((tag >= 0 && tag <= MPI_TAG_UB_VALUE) || (recv && tag == MPI_ANY_TAG)))
+        return mpii_err(c, MPI_ERR_TAG, fn, "invalid tag %d", tag);
+    if (check_buf(c, fn, buf, count, dt) != MPI_SUCCESS)
+        return MPI_ERR_BUFFER;
+    *c_p = c;
+    *dt_p = dt;
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------- start / finish */
+
+static void req_null_complete(mpii_request_t *r, mpii_comm_t *c, int kind)
+{
+    memset(&r->pr, 0, sizeof(r->pr));
+    r->kind = kind;
+    r->comm = c;
+    r->pr.done = 1;
+    r->pr.st_src = MPI_PROC_NULL;
+    r->pr.st_tag = MPI_ANY_TAG;
+    r->pr.st_len = 0;
+    r->ubytes = 0;
+    r->udt = NULL;
+}
+
+static int send_start(mpii_request_t *r, const void *buf, int count, mpii_datatype_t *dt, int dest, int tag,
+                      mpii_comm_t *c, int coll, int sync)
+{
+    size_t len = (size_t)count * dt->size;
+    const char *p;
+    int rc;
+
+    if (dest == MPI_PROC_NULL) {
+        req_null_complete(r, c, MPII_REQ_SEND);
+        return MPI_SUCCESS;
+    }
+    r->kind = MPII_REQ_SEND;
+    r->comm = c;
+    r->udt = NULL;
+    if (dt->contig || !len) {
+        p = (const char *)buf + dt->true_lb;
+    } else {
+        r->tmp = malloc(len);
+        if (!r->tmp)
+            return MPI_ERR_NO_MEM;
+        mpii_datatype_pack(buf, (size_t)count, dt, r->tmp);
+        p = r->tmp;
+    }
+    rc = proto_isend(mpii_g.p, &r->pr, p, len, c->world_ranks[dest], c->rank, mpii_comm_ctx(c, coll), tag, sync);
+    return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+static int recv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
+                      mpii_comm_t *c, int coll)
+{
+    size_t len = (size_t)count * dt->size;
+    char *p;
+    int rc;
+
+    if (src == MPI_PROC_NULL) {
+        req_null_complete(r, c, MPII_REQ_RECV);
+        return MPI_SUCCESS;
+    }
+    r->kind = MPII_REQ_RECV;
+    r->comm = c;
+    r->udt = NULL;
+    r->ubytes = len;
+    if (dt->contig || !len) {
+        p = (char *)buf + dt->true_lb;
+    } else {
+        r->tmp = malloc(len);
+        if (!r->tmp)
+            return MPI_ERR_NO_MEM;
+        r->ubuf = buf;
+        r->ucount = count;
+        r->udt = dt;
+        p = r->tmp;
+    }
+    rc = proto_irecv(mpii_g.p, &r->pr, p, len, src == MPI_ANY_SOURCE ? -1 : c->world_ranks[src],
+                     src == MPI_ANY_SOURCE ? PROTO_ANY : src, mpii_comm_ctx(c, coll),
+                     tag == MPI_ANY_TAG ? PROTO_ANY : tag, mpii_comm_proto(c, coll));
+    return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+static void status_empty(MPI_Status *st)
+{
+    if (!st)
+        return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->mbmpi_count = 0;
+    st->mbmpi_cancelled = 0;
+}
+
+/* The request is done: unpack, fill the status, give back the MPI error
+ * class of the operation (not passed to a handler here). */
+static int req_finish(mpii_request_t *r, MPI_Status *st)
+{
+    proto_req_t *pr = &r->pr;
+    size_t got;
+    int err = MPI_SUCCESS;
+
+    if (r->kind == MPII_REQ_RECV) {
+        got = pr->st_len < r->ubytes ? pr->st_len : r->ubytes;
+        if (r->udt && !pr->cancelled)
+            mpii_datatype_unpack(r->tmp, got, r->ubuf, (size_t)r->ucount, r->udt);
+        if (pr->cancelled)
+            got = 0;
+        if (st) {
+            st->MPI_SOURCE = pr->cancelled ? MPI_ANY_SOURCE : pr->st_src;
+            st->MPI_TAG = pr->cancelled ? MPI_ANY_TAG : pr->st_tag;
+            st->mbmpi_count = (long long)got;
+            st->mbmpi_cancelled = pr->cancelled;
+        }
+        if (pr->st_err == UT_ERR_TRUNCATED)
+            err = MPI_ERR_TRUNCATE;
+        else if (pr->st_err != UT_OK)
+            err = MPI_ERR_OTHER;
+    } else {
+        if (st) {
+            st->MPI_SOURCE = pr->st_src;
+            st->MPI_TAG = pr->st_tag;
+            st->mbmpi_count = 0;
+            st->mbmpi_cancelled = 0;
+        }
+        if (r->kind == MPII_REQ_SEND && pr->st_err != UT_OK)
+            err = MPI_ERR_OTHER;
+    }
+    free(r->tmp);
+    r->tmp = NULL;
+    return err;
+}
+
+static const char *req_err_text(int err)
+{
+    return err == MPI_ERR_TRUNCATE ? "message truncated: the receive buffer is too small"
+                                   : "communication failed";
+}
+
+/* ------------------------------------------------------------ blocking */
+
+static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, int sync)
+{
+    mpii_request_t r;
+    mpii_comm_t *c;
+    mpii_datatype_t *dt;
+    int rc;
+
+    rc = check_args(fn, comm, &c, buf, count, datatype, &dt, dest, tag, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    r.handle = 0;
+    r.tmp = NULL;
+    rc = send_start(&r, buf, count, dt, dest, tag, c, 0, sync);
+    if (rc != MPI_SUCCESS) {
+        free(r.tmp);
+        return mpii_err(c, rc, fn, "could not start the send");
+    }
+    mpii_progress_wait(&r.pr.done);
+    rc = req_finish(&r, NULL);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "%s", req_err_text(rc));
+    return MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, 1);
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    mpii_request_t r;
+    mpii_comm_t *c;
+    mpii_datatype_t *dt;
+    int rc;
+
+    rc = check_args("MPI_Recv", comm, &c, buf, count, datatype, &dt, source, tag, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    r.handle = 0;
+    r.tmp = NULL;
+    rc = recv_start(&r, buf, count, dt, source, tag, c, 0);
+    if (rc != MPI_SUCCESS) {
+        free(r.tmp);
+        return mpii_err(c, rc, "MPI_Recv", "could not start the receive");
+    }
+    mpii_progress_wait(&r.pr.done);
+    rc = req_finish(&r, status);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Recv", "%s (%lld bytes sent, %zu bytes of buffer)", req_err_text(rc),
+                        (long long)r.pr.st_len, r.ubytes);
+    return MPI_SUCCESS;
+}
+
+/* -------------------------------------------------------- non-blocking */
+
+static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm, MPI_Request *request, int sync)
+{
+    mpii_request_t *r;
+    mpii_comm_t *c;
+    mpii_datatype_t *dt;
+    int rc;
+
+    rc = check_args(fn, comm, &c, buf, count, datatype, &dt, dest, tag, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!request)
+        return mpii_err(c, MPI_ERR_ARG, fn, "request is NULL");
+    r = req_new();
+    if (!r)
+        return mpii_err(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    rc = send_start(r, buf, count, dt, dest, tag, c, 0, sync);
+    if (rc != MPI_SUCCESS) {
+        req_release(r);
+        return mpii_err(c, rc, fn, "could not start the send");
+    }
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    return isend_common("MPI_Isend", buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return isend_common("MPI_Issend", buf, count, datatype, dest, tag, comm, request, 1);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return isend_common("MPI_Irsend", buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    mpii_request_t *r;
+    mpii_comm_t *c;
+    mpii_datatype_t *dt;
+    int rc;
+
+    rc = check_args("MPI_Irecv", comm, &c, buf, count, datatype, &dt, source, tag, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!request)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Irecv", "request is NULL");
+    r = req_new();
+    if (!r)
+        return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Irecv", "out of memory");
+    rc = recv_start(r, buf, count, dt, source, tag, c, 0);
+    if (rc != MPI_SUCCESS) {
+        req_release(r);
+        return mpii_err(c, rc, "MPI_Irecv", "could not start the receive");
+    }
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------- completion */
+
+/* Look up *h; NULL handle -> *r_p NULL. Invalid -> MPI_ERR_REQUEST. */
+static int req_lookup(const char *fn, MPI_Request *h, mpii_request_t **r_p)
+{
+    if (!h)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "request pointer is NULL");
+    if (*h == MPI_REQUEST_NULL) {
+        *r_p = NULL;
+        return MPI_SUCCESS;
+    }
+    *r_p = mpii_request_get(*h);
+    if (!*r_p)
+        return mpii_err(NULL, MPI_ERR_REQUEST, fn, "invalid request %d", *h);
+    return MPI_SUCCESS;
+}
+
+/* Finish a done request and free its handle. */
+static int req_complete(mpii_request_t *r, MPI_Request *h, MPI_Status *st)
+{
+    int err = req_finish(r, st);
+    req_release(r);
+    *h = MPI_REQUEST_NULL;
+    return err;
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    mpii_request_t *r;
+    mpii_comm_t *c;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Wait");
+    rc = req_lookup("MPI_Wait", request, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!r) {
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    sweep_freed();
+    mpii_progress_wait(&r->pr.done);
+    c = r->comm;
+    rc = req_complete(r, request, status);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Wait", "%s", req_err_text(rc));
+    return MPI_SUCCESS;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    mpii_request_t *r;
+    mpii_comm_t *c;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Test");
+    rc = req_lookup("MPI_Test", request, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!flag)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Test", "flag is NULL");
+    if (!r) {
+        *flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!r->pr.done)
+        proto_progress(mpii_g.p);
+    *flag = r->pr.done;
+    if (!*flag)
+        return MPI_SUCCESS;
+    c = r->comm;
+    rc = req_complete(r, request, status);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Test", "%s", req_err_text(rc));
+    return MPI_SUCCESS;
+}
+
+static int check_req_array(const char *fn, int count, MPI_Request reqs[])
+{
+    int i;
+    if (count < 0)
+        return mpii_err(NULL, MPI_ERR_COUNT, fn, "negative count %d", count);
+    if (count > 0 && !reqs)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "request array is NULL");
+    for (i = 0; i < count; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !mpii_request_get(reqs[i]))
+            return mpii_err(NULL, MPI_ERR_REQUEST, fn, "invalid request %d at index %d", reqs[i], i);
+    return MPI_SUCCESS;
+}
+
+/* Complete every request of the array that is done; record errors. */
+static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    mpii_comm_t *errc = NULL;
+    int i, err, any_err = 0;
+
+    for (i = 0; i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[i];
+        mpii_request_t *r = mpii_request_get(reqs[i]);
+        if (!r) {
+            status_empty(st);
+            if (st)
+                st->MPI_ERROR = MPI_SUCCESS;
+            continue;
+        }
+        mpii_comm_t *c = r->comm;
+        err = req_complete(r, &reqs[i], st);
+        if (st)
+            st->MPI_ERROR = err;
+        if (err != MPI_SUCCESS && !any_err) {
+            any_err = 1;
+            errc = c;
+        }
+    }
+    if (any_err)
+        return mpii_err(errc, MPI_ERR_IN_STATUS, fn, "a request failed (see the statuses)");
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    int i, rc;
+
+    MPII_CHECK_INIT("MPI_Waitall");
+    rc = check_req_array("MPI_Waitall", count, array_of_requests);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    sweep_freed();
+    for (i = 0; i < count; i++) {
+        mpii_request_t *r = mpii_request_get(array_of_requests[i]);
+        if (r)
+            mpii_progress_wait(&r->pr.done);
+    }
+    return complete_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
+}
+
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    int i, rc;
+
+    MPII_CHECK_INIT("MPI_Testall");
+    rc = check_req_array("MPI_Testall", count, array_of_requests);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!flag)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
+    proto_progress(mpii_g.p);
+    for (i = 0; i < count; i++) {
+        mpii_request_t *r = mpii_request_get(array_of_requests[i]);
+        if (r && !r->pr.done) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return complete_all("MPI_Testall", count, array_of_requests, array_of_statuses);
+}
+
+/* index of a done active request, -1 if none, -2 if no active request */
+static int find_done(int count, MPI_Request reqs[])
+{
+    int i, active = 0;
+    for (i = 0; i < count; i++) {
+        mpii_request_t *r = mpii_request_get(reqs[i]);
+        if (!r)
+            continue;
+        active = 1;
+        if (r->pr.done)
+            return i;
+    }
+    return active ? -1 : -2;
+}
+
+static int any_common(const char *fn, int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
+                      int blocking)
+{
+    long idle = 0;
+    mpii_comm_t *c;
+    int i, rc;
+
+    MPII_CHECK_INIT(fn);
+    rc = check_req_array(fn, count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!index || (!blocking && !flag))
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    for (;;) {
+        i = find_done(count, reqs);
+        if (i == -2) {
+            *index = MPI_UNDEFINED;
+            if (flag)
+                *flag = 1;
+            status_empty(status);
+            return MPI_SUCCESS;
+        }
+        if (i >= 0)
+            break;
+        if (!blocking) {
+            proto_progress(mpii_g.p);
+            i = find_done(count, reqs);
+            if (i < 0) {
+                *flag = 0;
+                *index = MPI_UNDEFINED;
+                return MPI_SUCCESS;
+            }
+            break;
+        }
+        if (proto_progress(mpii_g.p) > 0)
+            idle = 0;
+        else if (++idle > mpii_g.spin) {
+            sched_yield();
+            idle = 0;
+        }
+    }
+    if (flag)
+        *flag = 1;
+    *index = i;
+    c = mpii_request_get(reqs[i])->comm;
+    rc = req_complete(mpii_request_get(reqs[i]), &reqs[i], status);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "%s", req_err_text(rc));
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    return any_common("MPI_Waitany", count, array_of_requests, index, NULL, status, 1);
+}
+
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    return any_common("MPI_Testany", count, array_of_requests, index, flag, status, 0);
+}
+
+static int some_common(const char *fn, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                       MPI_Status statuses[], int blocking)
+{
+    mpii_comm_t *errc = NULL;
+    long idle = 0;
+    int i, n, rc, any_err = 0;
+
+    MPII_CHECK_INIT(fn);
+    rc = check_req_array(fn, incount, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!outcount || (incount > 0 && !indices))
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    for (;;) {
+        i = find_done(incount, reqs);
+        if (i == -2) {
+            *outcount = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+        if (i >= 0 || !blocking)
+            break;
+        if (proto_progress(mpii_g.p) > 0)
+            idle = 0;
+        else if (++idle > mpii_g.spin) {
+            sched_yield();
+            idle = 0;
+        }
+    }
+    if (!blocking)
+        proto_progress(mpii_g.p);
+    for (n = 0, i = 0; i < incount; i++) {
+        mpii_request_t *r = mpii_request_get(reqs[i]);
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[n];
+        int err;
+        if (!r || !r->pr.done)
+            continue;
+        mpii_comm_t *c = r->comm;
+        err = req_complete(r, &reqs[i], st);
+        if (st)
+            st->MPI_ERROR = err;
+        if (err != MPI_SUCCESS && !any_err) {
+            any_err = 1;
+            errc = c;
+        }
+        indices[n++] = i;
+    }
+    *outcount = n;
+    if (any_err)
+        return mpii_err(errc, MPI_ERR_IN_STATUS, fn, "a request failed (see the statuses)");
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[])
+{
+    return some_common("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
+                       array_of_statuses, 1);
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[])
+{
+    return some_common("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
+                       array_of_statuses, 0);
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+    mpii_request_t *r;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Request_free");
+    rc = req_lookup("MPI_Request_free", request, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!r)
+        return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL");
+    if (r->pr.done) {
+        req_finish(r, NULL);
+        req_release(r);
+    } else {
+        sweep_freed();
+        if (nfreed == (int)(sizeof(freed_list) / sizeof(freed_list[0]))) {
+            mpii_progress_wait(&r->pr.done);
+            req_finish(r, NULL);
+            req_release(r);
+        } else {
+            r->freed = 1;
+            freed_list[nfreed++] = r;
+        }
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    mpii_request_t *r;
+
+    MPII_CHECK_INIT("MPI_Request_get_status");
+    if (!flag)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Request_get_status", "flag is NULL");
+    if (request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    r = mpii_request_get(request);
+    if (!r)
+        return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Request_get_status", "invalid request");
+    if (!r->pr.done)
+        proto_progress(mpii_g.p);
+    *flag = r->pr.done;
+    if (*flag && status) {
+        proto_req_t *pr = &r->pr;
+        status->MPI_SOURCE = pr->st_src;
+        status->MPI_TAG = pr->st_tag;
+        status->mbmpi_count = (long long)(pr->st_len < r->ubytes ? pr->st_len : r->ubytes);
+        status->mbmpi_cancelled = pr->cancelled;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request *request)
+{
+    mpii_request_t *r;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Cancel");
+    rc = req_lookup("MPI_Cancel", request, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!r)
+        return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL");
+    /* Sends cannot be cancelled here: they complete normally (allowed). */
+    if (r->kind == MPII_REQ_RECV && !r->pr.done)
+        proto_cancel(mpii_g.p, &r->pr);
+    return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    MPII_CHECK_INIT("MPI_Test_cancelled");
+    if (!status || !flag)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL argument");
+    *flag = status->mbmpi_cancelled;
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------- combined */
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    mpii_request_t rs, rr;
+    mpii_comm_t *c;
+    mpii_datatype_t *sdt, *rdt;
+    int rc, rc2;
+
+    rc = check_args("MPI_Sendrecv", comm, &c, sendbuf, sendcount, sendtype, &sdt, dest, sendtag, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = check_args("MPI_Sendrecv", comm, &c, recvbuf, recvcount, recvtype, &rdt, source, recvtag, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rs.handle = rr.handle = 0;
+    rs.tmp = rr.tmp = NULL;
+    rc = recv_start(&rr, recvbuf, recvcount, rdt, source, recvtag, c, 0);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Sendrecv", "could not start the receive");
+    rc = send_start(&rs, sendbuf, sendcount, sdt, dest, sendtag, c, 0, 0);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Sendrecv", "could not start the send");
+    mpii_progress_wait(&rs.pr.done);
+    mpii_progress_wait(&rr.pr.done);
+    rc = req_finish(&rs, NULL);
+    rc2 = req_finish(&rr, status);
+    if (rc2 != MPI_SUCCESS)
+        rc = rc2;
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Sendrecv", "%s", req_err_text(rc));
+    return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    mpii_request_t rs, rr;
+    mpii_comm_t *c;
+    mpii_datatype_t *dt;
+    void *copy = NULL;
+    size_t len;
+    int rc, rc2;
+
+    rc = check_args("MPI_Sendrecv_replace", comm, &c, buf, count, datatype, &dt, dest, sendtag, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = check_args("MPI_Sendrecv_replace", comm, &c, buf, count, datatype, &dt, source, recvtag, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* Send a packed copy so the receive may land in buf at once. */
+    len = (size_t)count * dt->size;
+    if (len) {
+        copy = malloc(len);
+        if (!copy)
+            return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace", "out of memory");
+        mpii_datatype_pack(buf, (size_t)count, dt, copy);
+    }
+    rs.handle = rr.handle = 0;
+    rs.tmp = rr.tmp = NULL;
+    rc = recv_start(&rr, buf, count, dt, source, recvtag, c, 0);
+    if (rc == MPI_SUCCESS)
+        rc = send_start(&rs, copy, (int)len, mpii_datatype_get(MPI_BYTE), dest, sendtag, c, 0, 0);
+    if (rc != MPI_SUCCESS) {
+        free(copy);
+        return mpii_err(c, rc, "MPI_Sendrecv_replace", "could not start");
+    }
+    mpii_progress_wait(&rs.pr.done);
+    mpii_progress_wait(&rr.pr.done);
+    rc = req_finish(&rs, NULL);
+    rc2 = req_finish(&rr, status);
+    free(copy);
+    if (rc2 != MPI_SUCCESS)
+        rc = rc2;
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Sendrecv_replace", "%s", req_err_text(rc));
+    return MPI_SUCCESS;
+}
+
+/* -------------------------------------------------------------- probe */
+
+static int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status,
+                        int blocking)
+{
+    mpii_comm_t *c;
+    mpii_datatype_t *dt;
+    long idle = 0;
+    int rc, f = 0, s, t;
+    size_t len;
+
+    rc = check_args(fn, comm, &c, NULL, 0, MPI_BYTE, &dt, source, tag, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!blocking && !flag)
+        return mpii_err(c, MPI_ERR_ARG, fn, "flag is NULL");
+    if (source == MPI_PROC_NULL) {
+        if (flag)
+            *flag = 1;
+        if (status) {
+            status->MPI_SOURCE = MPI_PROC_NULL;
+            status->MPI_TAG = MPI_ANY_TAG;
+            status->mbmpi_count = 0;
+            status->mbmpi_cancelled = 0;
+        }
+        return MPI_SUCCESS;
+    }
+    for (;;) {
+        proto_iprobe(mpii_g.p, source == MPI_ANY_SOURCE ? PROTO_ANY : source, mpii_comm_ctx(c, 0),
+                     tag == MPI_ANY_TAG ? PROTO_ANY : tag, &f, &s, &t, &len);
+        if (f || (!blocking && idle))
+            break;
+        if (proto_progress(mpii_g.p) > 0)
+            idle = blocking ? 0 : 1;
+        else if (!blocking)
+            idle = 1;
+        else if (++idle > mpii_g.spin) {
+            sched_yield();
+            idle = 0;
+        }
+    }
+    if (flag)
+        *flag = f;
+    if (f && status) {
+        status->MPI_SOURCE = s;
+        status->MPI_TAG = t;
+        status->mbmpi_count = (long long)len;
+        status->mbmpi_cancelled = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe_common("MPI_Probe", source, tag, comm, NULL, status, 1);
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe_common("MPI_Iprobe", source, tag, comm, flag, status, 0);
+}
+
+/* ------------------------------------------ internal, for collectives */
+
+int mpii_isend_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm, int coll,
+                   MPI_Request *req)
+{
+    mpii_request_t *r = req_new();
+    int rc;
+
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    rc = send_start(r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, 0);
+    if (rc != MPI_SUCCESS) {
+        req_release(r);
+        return rc;
+    }
+    *req = r->handle;
+    return MPI_SUCCESS;
+}
+
+int mpii_irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
+                   MPI_Request *req)
+{
+    mpii_request_t *r = req_new();
+    int rc;
+
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    rc = recv_start(r, buf, count, mpii_datatype_get(dt), src, tag, comm, coll);
+    if (rc != MPI_SUCCESS) {
+        req_release(r);
+        return rc;
+    }
+    *req = r->handle;
+    return MPI_SUCCESS;
+}
+
+int mpii_send_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm, int coll)
+{
+    mpii_request_t r;
+    int rc;
+
+    r.handle = 0;
+    r.tmp = NULL;
+    rc = send_start(&r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, 0);
+    if (rc != MPI_SUCCESS) {
+        free(r.tmp);
+        return rc;
+    }
+    mpii_progress_wait(&r.pr.done);
+    return req_finish(&r, NULL);
+}
+
+int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
+                  MPI_Status *status)
+{
+    mpii_request_t r;
+    int rc;
+
+    r.handle = 0;
+    r.tmp = NULL;
+    rc = recv_start(&r, buf, count, mpii_datatype_get(dt), src, tag, comm, coll);
+    if (rc != MPI_SUCCESS) {
+        free(r.tmp);
+        return rc;
+    }
+    mpii_progress_wait(&r.pr.done);
+    return req_finish(&r, status);
+}
+
+int mpii_sendrecv_ctx(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount,
+                      MPI_Datatype rdt, int src, int rtag, mpii_comm_t *comm, int coll, MPI_Status *status)
+{
+    mpii_request_t rs, rr;
+    int rc, rc2;
+
+    rs.handle = rr.handle = 0;
+    rs.tmp = rr.tmp = NULL;
+    rc = recv_start(&rr, rbuf, rcount, mpii_datatype_get(rdt), src, rtag, comm, coll);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = send_start(&rs, sbuf, scount, mpii_datatype_get(sdt), dest, stag, comm, coll, 0);
+    if (rc != MPI_SUCCESS) {
+        mpii_progress_wait(&rr.pr.done);
+        req_finish(&rr, NULL);
+        return rc;
+    }
+    mpii_progress_wait(&rs.pr.done);
+    mpii_progress_wait(&rr.pr.done);
+    rc = req_finish(&rs, NULL);
+    rc2 = req_finish(&rr, status);
+    return rc2 != MPI_SUCCESS ? rc2 : rc;
+}
+
+int mpii_waitall(int n, MPI_Request *reqs)
+{
+    int i, err = MPI_SUCCESS, e;
+
+    for (i = 0; i < n; i++) {
+        mpii_request_t *r = mpii_request_get(reqs[i]);
+        if (!r)
+            continue;
+        mpii_progress_wait(&r->pr.done);
+        e = req_complete(r, &reqs[i], NULL);
+        if (e != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = e;
+    }
+    return err;
+}
