@@ -13,7 +13,7 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 LAUNCH_SRCS := $(wildcard transport/launch/*.c) util/log.c util/status.c
 LAUNCH_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LAUNCH_SRCS))
 
-all: lib/libmpi.a bin/mpirun bin/mpicc bin/mbmpi_info
+all: lib/libmpi.a bin/mpirun bin/mpicc bin/mbmpi_info bin/mpiexec
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -27,6 +27,12 @@ lib/libmpi.a: $(LIB_OBJS)
 bin/mpirun: $(LAUNCH_OBJS)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) $^ -o $@
+
+bin/mpiexec: bin/mpirun
+	ln -sf mpirun $@
+
+bin/mbmpi_info: $(BUILD)/mpi/tools/mbmpi_info.o lib/libmpi.a
+	$(CC) $(CFLAGS) $< -o $@ -Llib -lmpi -lfabric -lpthread -lm
 
 -include $(LIB_OBJS:.o=.d) $(LAUNCH_OBJS:.o=.d)
 

@@ -15,6 +15,7 @@
 #define MBCF_OP_SEND 1
 #define MBCF_OP_WRITE 2
 #define MBCF_REORDER_MAX 65536
+#define MBCF_CHUNK_MAX ((size_t)1 << 30)
 
 typedef struct mbcf_held {
     ut_list_t link;
@@ -112,6 +113,8 @@ void mbcf_attach(mbcf_t *m, tl_t *tl)
     m->tl = tl;
     if (!m->chunk || m->chunk > tl->caps.max_write)
         m->chunk = tl->caps.max_write;
+    if (m->chunk > MBCF_CHUNK_MAX)
+        m->chunk = MBCF_CHUNK_MAX;
 }
 
 void mbcf_destroy(mbcf_t *m)

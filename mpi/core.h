@@ -37,6 +37,9 @@ typedef struct mpii_global {
 
 extern mpii_global_t mpii_g;
 
+#include "util/config.h"
+extern const ut_cfg_table_t mpii_cfg_table;
+
 enum { MPII_REQ_SEND = 1, MPII_REQ_RECV = 2, MPII_REQ_NULL = 3 };
 
 typedef struct mpii_request {

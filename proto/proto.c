@@ -184,6 +184,7 @@ typedef struct proto_peer {
     int armed_head;
     int narmed;
     uint32_t used[USED_RING]; /* recent seqs sent through a REQ (cancel) */
+    int req_win;             /* REQs we may have out: doubles on use, 1 after a conflict */
     int nused;
 } proto_peer_t;
 
@@ -258,6 +259,7 @@ int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p)
     for (i = 0; i < params->size; i++) {
         ut_list_init(&p->peers[i].reqs_out);
         ut_list_init(&p->peers[i].hold);
+        p->peers[i].req_win = 1;
         p->peers[i].armed = calloc((size_t)p->prm.req_max, sizeof(proto_armed_t));
         if (!p->peers[i].armed)
             goto err_free;
@@ -482,6 +484,12 @@ static void deliver_eager(proto_t *p, proto_req_t *r, int src, int tag, const ch
     proto_recv_complete(p, r);
 }
 
+/* Chunks a write of len bytes takes (no overflow for huge chunk sizes). */
+static uint32_t nchunks(size_t len, size_t chunk)
+{
+    return (uint32_t)(len / chunk + (len % chunk != 0));
+}
+
 static size_t eager_cost(size_t len)
 {
     return len + sizeof(proto_env_t) + sizeof(mbcf_hdr_t);
@@ -512,7 +520,7 @@ static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, s
             proto_recv_complete(p, r);
             return;
         }
-        r->chunks_expected = (uint32_t)((wlen + mbcf_write_chunk(p->m) - 1) / mbcf_write_chunk(p->m));
+        r->chunks_expected = nchunks(wlen, mbcf_write_chunk(p->m));
         cts.notify = nw_make(p, r->slot);
         cts.rkey = r->region.desc;
     } else {
@@ -604,6 +612,7 @@ static void kill_reqs_from(proto_t *p, int peer, uint32_t q)
         ut_list_del(&r->link_req);
         pp->nreq_out--;
         r->req_out = 0;
+        pp->req_win = 1;
         p->stats.req_killed++;
         if (r->resolved) {
             /* Cannot happen with a correct peer: it wrote for a seq it also sent. */
@@ -664,7 +673,7 @@ static void proto_req_scan(proto_t *p, int peer)
     ut_list_t *e, *tmp;
     uint32_t gen;
 
-    if (p->prm.eager_only || peer == p->prm.rank || pp->nhold || pp->nreq_out >= p->prm.req_max ||
+    if (p->prm.eager_only || peer == p->prm.rank || pp->nhold || pp->nreq_out >= pp->req_win ||
         ut_list_empty(&p->posted))
         return;
     gen = ++p->scan_gen;
@@ -685,7 +694,7 @@ static void proto_req_scan(proto_t *p, int peer)
             pc->blocked_gen = gen;
             continue;
         }
-        if (pp->nreq_out >= p->prm.req_max)
+        if (pp->nreq_out >= pp->req_win)
             break;
     }
 }
@@ -853,7 +862,7 @@ static int send_write(proto_t *p, proto_req_t *r, const tl_rkey_t *rkey, uint64_
 {
     size_t wlen = r->len < rkey->len ? r->len : (size_t)rkey->len;
     size_t ck = chunk < mbcf_write_chunk(p->m) ? (size_t)chunk : mbcf_write_chunk(p->m);
-    uint32_t chunks = wlen ? (uint32_t)((wlen + ck - 1) / ck) : 0;
+    uint32_t chunks = nchunks(wlen, ck);
     int exact = exact_ok && wlen && r->len == rkey->len && chunks == 1;
     int rc;
 
@@ -914,6 +923,10 @@ static void recv_resolve(proto_t *p, proto_req_t *r)
     r->st_src = r->src;
     p->stats.write_msgs++;
     p->stats.req_used++;
+    if (p->peers[r->peer].req_win < p->prm.req_max)
+        p->peers[r->peer].req_win *= 2;
+    if (p->peers[r->peer].req_win > p->prm.req_max)
+        p->peers[r->peer].req_win = p->prm.req_max;
     proto_advance(p, r->peer);
 }
 
@@ -957,15 +970,18 @@ static void proto_h_wdone(void *arg, int src, const void *msg, size_t len)
 {
     proto_t *p = arg;
     proto_wdone_t w;
-    proto_req_t *r;
+    proto_req_t *r = NULL;
     size_t wlen;
 
     if (len != sizeof(w))
         goto reject;
     memcpy(&w, msg, sizeof(w));
     r = nw_lookup(p, w.notify);
-    if (!r || r->kind != PROTO_REQ_RECV || r->peer != src || r->wdone || w.tag < 0)
+    if (!r || r->kind != PROTO_REQ_RECV || r->peer != src || r->wdone || w.tag < 0) {
+        ut_debug("WDONE: r=%p kind=%d peer=%d src=%d wdone=%d tag=%d", (void *)r, r ? r->kind : -1,
+                 r ? r->peer : -1, src, r ? r->wdone : -1, w.tag);
         goto reject;
+    }
     wlen = w.len < r->len ? (size_t)w.len : r->len;
     if ((wlen == 0) != (w.chunks == 0) || w.chunks < r->chunks_got)
         goto reject;
@@ -989,7 +1005,11 @@ static void proto_h_wdone(void *arg, int src, const void *msg, size_t len)
     return;
 reject:
     p->stats.rejected++;
-    ut_warn("unexpected or malformed WDONE from rank %d dropped", src);
+    ut_warn("unexpected or malformed WDONE from rank %d dropped (seq %u len %llu chunks %u)", src, w.seq,
+            (unsigned long long)w.len, w.chunks);
+    if (r)
+        ut_warn("  receive: len %zu seq %u state %d rts %d req_out %d resolved %d got %u", r->len, r->seq, r->state,
+                r->rts_path, r->req_out, r->resolved, r->chunks_got);
 }
 
 static void proto_h_cancel(void *arg, int src, const void *msg, size_t len)
@@ -1271,5 +1291,7 @@ int proto_cancel(proto_t *p, proto_req_t *r)
 
 int proto_progress(proto_t *p)
 {
+    if (!p->m)
+        return 0; /* a job of one rank has no transport */
     return mbcf_progress(p->m);
 }

@@ -4,7 +4,10 @@
  *
  * Two TCP connections to the store:
  *   main   HELLO, then PUT / GET / FENCE / FINI (one request at a time, under
- *          b->lock, so threads may share a boot_t);
+ *          b->lock, so threads may share a boot_t). A fence may be split
+ *          (boot_fence_begin / boot_fence_test) so the caller can progress
+ *          its network meanwhile; a GET in between is fine (a FENCE_DONE
+ *          that arrives before its answer is kept for boot_fence_test).
  *   watch  WATCH, then read by a monitor thread that blocks in recv(): EOF
  *          or an error means mpirun is gone, and unless boot_finalize() has
  *          begun the rank prints one line and _exit(1)s (so a rank never
@@ -60,6 +63,8 @@ struct boot {
     int fd;                       /* main connection */
     int watch_fd;
     int broken;                   /* main connection failed: fail fast */
+    int fence_pending;            /* FENCE sent, FENCE_DONE not read yet */
+    int fence_done;               /* FENCE_DONE read (by another request), not yet reported */
     int watch_started;
     pthread_t watch_thread;
     pthread_mutex_t lock;         /* one request at a time on fd */
@@ -295,7 +300,9 @@ static int boot_handshake(boot_t *b, int fd, int type, const char *secret)
         return UT_ERR_PERM;
     }
     ut_error("boot: handshake with mpirun's store failed: %s",
-             rc == UT_OK || rc == UT_ERR_PROTO ? "malformed reply" : strerror(errno));
+             rc == UT_OK || rc == UT_ERR_PROTO ? "malformed reply"
+             : (errno == EAGAIN || errno == EWOULDBLOCK) ? "no reply within 60 s"
+                                                          : strerror(errno));
     return UT_ERR_UNREACHABLE;
 }
 
@@ -488,22 +495,114 @@ int boot_put(boot_t *b, const char *key, const void *val, size_t len)
     return rc;
 }
 
-int boot_fence(boot_t *b)
+/* Reads the reply to a GET or FINI. A FENCE_DONE for a fence begun with
+ * boot_fence_begin() may come first: it is noted for boot_fence_test().
+ * Called with b->lock held. */
+static int boot_recv_answer(boot_t *b, int *type_p, void *val, size_t maxlen, size_t *vlen_p)
 {
+    int rc;
+
+    for (;;) {
+        rc = boot_recv_reply(b->fd, type_p, val, maxlen, vlen_p);
+        if (rc != UT_OK || *type_p != BOOT_MSG_FENCE_DONE || !b->fence_pending)
+            return rc;
+        b->fence_pending = 0;
+        b->fence_done = 1;
+    }
+}
+
+/* Sends FENCE. Called with b->lock held. */
+static int boot_fence_send(boot_t *b)
+{
+    int rc;
+
+    if (b->fence_pending || b->fence_done) {
+        ut_error("boot: a fence was begun and not completed (boot_fence_test)");
+        return UT_ERR_INVALID_PARAM;
+    }
+    rc = b->broken ? UT_ERR_UNREACHABLE : boot_send_msg(b->fd, BOOT_MSG_FENCE, NULL, 0, NULL, 0, NULL, 0);
+    if (rc != UT_OK)
+        return boot_lost(b, rc, "fence");
+    b->fence_pending = 1;
+    return UT_OK;
+}
+
+/* Reads the FENCE_DONE of the pending fence (blocking when `block`, else
+ * only if bytes are there). *done_p: 1 once it is read. Called with b->lock
+ * held. */
+static int boot_fence_poll(boot_t *b, int block, int *done_p)
+{
+    struct pollfd pfd;
     size_t vlen;
     int rc, type;
+
+    *done_p = 0;
+    if (b->fence_done) {
+        b->fence_done = 0;
+        *done_p = 1;
+        return UT_OK;
+    }
+    if (!b->fence_pending) {
+        ut_error("boot: fence test without boot_fence_begin");
+        return UT_ERR_INVALID_PARAM;
+    }
+    if (b->broken)
+        return UT_ERR_UNREACHABLE;
+    if (!block) {
+        pfd.fd = b->fd;
+        pfd.events = POLLIN;
+        pfd.revents = 0;
+        if (poll(&pfd, 1, 0) <= 0)
+            return UT_OK;
+    }
+    rc = boot_recv_reply(b->fd, &type, NULL, 0, &vlen);
+    if (rc == UT_OK && type != BOOT_MSG_FENCE_DONE)
+        rc = UT_ERR_PROTO;
+    if (rc != UT_OK)
+        return boot_lost(b, rc, "fence");
+    b->fence_pending = 0;
+    *done_p = 1;
+    return UT_OK;
+}
+
+int boot_fence(boot_t *b)
+{
+    int rc, done;
 
     if (b->singleton)
         return UT_OK;
     pthread_mutex_lock(&b->lock);
-    rc = b->broken ? UT_ERR_UNREACHABLE : boot_send_msg(b->fd, BOOT_MSG_FENCE, NULL, 0, NULL, 0, NULL, 0);
+    rc = boot_fence_send(b);
     if (rc == UT_OK)
-        rc = boot_recv_reply(b->fd, &type, NULL, 0, &vlen);
-    if (rc == UT_OK && type != BOOT_MSG_FENCE_DONE)
-        rc = UT_ERR_PROTO;
-    if (rc != UT_OK)
-        rc = boot_lost(b, rc, "fence");
+        rc = boot_fence_poll(b, 1, &done);
     pthread_mutex_unlock(&b->lock);
+    return rc;
+}
+
+int boot_fence_begin(boot_t *b)
+{
+    int rc;
+
+    if (b->singleton)
+        return UT_OK;
+    pthread_mutex_lock(&b->lock);
+    rc = boot_fence_send(b);
+    pthread_mutex_unlock(&b->lock);
+    return rc;
+}
+
+int boot_fence_test(boot_t *b, int *done_p)
+{
+    int rc, done = 0;
+
+    if (b->singleton) {
+        *done_p = 1;
+        return UT_OK;
+    }
+    pthread_mutex_lock(&b->lock);
+    rc = boot_fence_poll(b, 0, &done);
+    pthread_mutex_unlock(&b->lock);
+    *done_p = done;
     return rc;
 }
 
@@ -531,7 +630,7 @@ int boot_get(boot_t *b, const char *key, void *val, size_t maxlen, size_t *len_p
     pthread_mutex_lock(&b->lock);
     rc = b->broken ? UT_ERR_UNREACHABLE : boot_send_msg(b->fd, BOOT_MSG_GET, key, strlen(key), NULL, 0, NULL, 0);
     if (rc == UT_OK)
-        rc = boot_recv_reply(b->fd, &type, val, maxlen, &vlen);
+        rc = boot_recv_answer(b, &type, val, maxlen, &vlen);
     if (rc == UT_OK && type != BOOT_MSG_VALUE && type != BOOT_MSG_NOTFOUND)
         rc = UT_ERR_PROTO;
     if (rc != UT_OK)
@@ -586,7 +685,7 @@ void boot_finalize(boot_t *b)
         pthread_mutex_lock(&b->lock);
         /* FINI is acknowledged, so mpirun knows before this process exits */
         if (!b->broken && (boot_send_msg(b->fd, BOOT_MSG_FINI, NULL, 0, NULL, 0, NULL, 0) != UT_OK ||
-                           boot_recv_reply(b->fd, &type, NULL, 0, &vlen) != UT_OK || type != BOOT_MSG_OK))
+                           boot_recv_answer(b, &type, NULL, 0, &vlen) != UT_OK || type != BOOT_MSG_OK))
             ut_warn("boot: mpirun did not acknowledge the end of rank %d", b->rank);
         pthread_mutex_unlock(&b->lock);
         close(b->fd);
@@ -603,47 +702,4 @@ void boot_finalize(boot_t *b)
     }
     pthread_mutex_destroy(&b->lock);
     free(b);
-}
-
-/* Fence in two steps (the caller progresses its network in between). */
-int boot_fence_begin(boot_t *b)
-{
-    int rc;
-
-    if (b->singleton)
-        return UT_OK;
-    pthread_mutex_lock(&b->lock);
-    rc = b->broken ? UT_ERR_UNREACHABLE : boot_send_msg(b->fd, BOOT_MSG_FENCE, NULL, 0, NULL, 0, NULL, 0);
-    if (rc != UT_OK)
-        rc = boot_lost(b, rc, "fence");
-    pthread_mutex_unlock(&b->lock);
-    return rc;
-}
-
-int boot_fence_test(boot_t *b, int *done_p)
-{
-    struct pollfd pfd;
-    size_t vlen;
-    int rc, type;
-
-    *done_p = 0;
-    if (b->singleton) {
-        *done_p = 1;
-        return UT_OK;
-    }
-    pfd.fd = b->fd;
-    pfd.events = POLLIN;
-    pfd.revents = 0;
-    if (poll(&pfd, 1, 0) <= 0)
-        return UT_OK;
-    pthread_mutex_lock(&b->lock);
-    rc = boot_recv_reply(b->fd, &type, NULL, 0, &vlen);
-    if (rc == UT_OK && type != BOOT_MSG_FENCE_DONE)
-        rc = UT_ERR_PROTO;
-    if (rc != UT_OK)
-        rc = boot_lost(b, rc, "fence");
-    pthread_mutex_unlock(&b->lock);
-    if (rc == UT_OK)
-        *done_p = 1;
-    return rc;
 }

@@ -20,6 +20,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -438,6 +439,13 @@ static int ofi_progress(tl_t *tl)
     }
     for (i = 0; i < n; i++) {
         struct fi_cq_data_entry *e = &ent[i];
+        /* Local completions first: sockets flags a writedata's own
+         * completion with FI_REMOTE_CQ_DATA too. */
+        if ((e->flags & (FI_SEND | FI_WRITE)) && !(e->flags & (FI_REMOTE_WRITE | FI_RECV))) {
+            if (e->op_context)
+                t->cb.tx_done(t->cb.arg, e->op_context, UT_OK);
+            continue;
+        }
         if (e->flags & FI_REMOTE_CQ_DATA) {
             t->cb.notify(t->cb.arg, (uint32_t)e->data);
             continue;
@@ -450,11 +458,6 @@ static int ofi_progress(tl_t *tl)
                 rb->posted = 0;
                 ofi_post_rxbuf(t, rb);
             }
-            continue;
-        }
-        if (e->flags & (FI_SEND | FI_WRITE)) {
-            if (e->op_context)
-                t->cb.tx_done(t->cb.arg, e->op_context, UT_OK);
             continue;
         }
     }
@@ -473,3 +476,28 @@ const tl_ops_t tl_ofi_ops = {
     .write = ofi_write,
     .progress = ofi_progress,
 };
+
+/* For bin/mbmpi_info: each provider that offers what mbmpi needs. */
+void tl_ofi_print_providers(void *file)
+{
+    static const char *const names[] = {"shm", "tcp;ofi_rxm", "sockets", "verbs;ofi_rxm", "udp;ofi_rxd", "net"};
+    FILE *f = file;
+    size_t i;
+
+    fprintf(f, "# libfabric %u.%u providers (RDM + RMA + multi-recv, manual progress)\n",
+            FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        struct fi_info *info = NULL;
+        int lvl = ut_log_level;
+        ut_log_level = -1; /* probing: stay quiet */
+        if (ofi_getinfo(names[i], &info) == UT_OK) {
+            fprintf(f, "%-14s available (version %u.%u, inject %zu B, max message %zu B, mr_mode %#x)\n", names[i],
+                    FI_MAJOR(info->fabric_attr->prov_version), FI_MINOR(info->fabric_attr->prov_version),
+                    info->tx_attr->inject_size, info->ep_attr->max_msg_size, info->domain_attr->mr_mode);
+            fi_freeinfo(info);
+        } else {
+            fprintf(f, "%-14s not available\n", names[i]);
+        }
+        ut_log_level = lvl;
+    }
+}

@@ -129,6 +129,9 @@ static inline int tl_progress(tl_t *tl)
     return tl->ops->progress(tl);
 }
 
+/* Print the libfabric providers that offer what mbmpi needs (FILE *). */
+void tl_ofi_print_providers(void *file);
+
 /* ---- self transport extras (unit tests) ---- */
 /* A group of in-process endpoints: open() with params->rank/size joins the
  * group `tl_self_group_current` (created by tl_self_group_create). */

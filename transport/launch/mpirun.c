@@ -38,8 +38,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -48,67 +46,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "job.h"
 #include "store.h"
 #include "util/log.h"
 #include "util/status.h"
 
 #define KILL_GRACE_MS 2000    /* SIGTERM -> SIGKILL */
 #define LOST_GRACE_MS 1000    /* store connection gone -> wait this long for the exit status */
-#define MAX_RANKS 65536
-
-typedef struct rank_proc {
-    pid_t pid;                /* 0: not started */
-    int reaped;
-    int64_t lost_deadline;    /* connection lost: judge at this time (-1: no) */
-    const char *host;         /* MBMPI_HOST */
-    int via_agent;
-    int local_rank;
-    int local_size;
-} rank_proc_t;
-
-typedef enum job_state {
-    JOB_RUNNING,
-    JOB_ENDING,               /* SIGTERM sent, waiting for the ranks to go */
-} job_state_t;
-
-typedef struct job {
-    /* options */
-    int n;
-    const char *provider;
-    char **xvars;             /* -x arguments as given */
-    size_t nx;
-    char **hosts;             /* --host entries (NULL: all local) */
-    size_t nhosts;
-    const char *agent;
-    double timeout_s;
-    const char *store_addr;
-    char **prog_argv;
-    /* state */
-    pid_t self;
-    pid_t pgid;
-    rank_proc_t *ranks;
-    int nlive;                /* started and not reaped */
-    int all_local;
-    char hostname[256];
-    char secret[BOOT_WIRE_SECRET_HEX + 1];
-    char store_env[300];
-    struct rlimit nofile;     /* as inherited: restored in the ranks */
-    int hup_ignored;          /* started under nohup: keep ignoring SIGHUP */
-    int nofile_raised;        /* nofile differs from mpirun's own limit */
-    store_t *store;
-    job_state_t state;
-    int exit_code;
-    int post_status;          /* status of a rank that failed after FINI */
-    int64_t kill_deadline;    /* ENDING: SIGKILL at this time (-1: done) */
-    int64_t timeout_deadline; /* -1: none */
-} job_t;
 
 static int sig_pipe[2] = {-1, -1};
 
@@ -128,526 +78,6 @@ static int64_t now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: mpirun [-n|-np N] [--provider NAME] [-x VAR[=VAL]]... [--host a,b,...]\n"
-            "              [--launch-agent 'CMD {host}'] [--store-addr ADDR] [--timeout SEC]\n"
-            "              [--oversubscribe] [--] prog [args...]\n"
-            "  -n, -np N            number of ranks (default: number of --host entries, else 1)\n"
-            "  --provider NAME      sets MBMPI_PROVIDER=NAME for the ranks\n"
-            "  -x VAR[=VAL]         export VAR (from mpirun's environment, or set to VAL)\n"
-            "  --host a,b,...       place ranks by block over these hosts; 'localhost' runs\n"
-            "                       locally, others through the launch agent\n"
-            "  --launch-agent CMD   default 'ssh {host}'; run as CMD env VAR=... prog args\n"
-            "  --store-addr ADDR    address of this machine that the ranks connect to\n"
-            "                       (default 127.0.0.1, or the first non-loopback IPv4\n"
-            "                       address when some host is not local)\n"
-            "  --timeout SEC        end the job after SEC seconds, exit 124 (env MBMPI_TIMEOUT)\n");
-}
-
-/* ------------------------------------------------------------------ */
-/* options                                                             */
-
-/* Matches "--name" and "--name=value" (also the one-dash spelling).
- * Returns 1 and sets *val_p (NULL when the value is the next argument). */
-static int opt_match(const char *arg, const char *name, const char **val_p)
-{
-    size_t len;
-
-    if (arg[0] != '-')
-        return 0;
-    arg += (arg[1] == '-') ? 2 : 1;
-    len = strlen(name);
-    if (strncmp(arg, name, len))
-        return 0;
-    if (arg[len] == '\0') {
-        *val_p = NULL;
-        return 1;
-    }
-    if (arg[len] == '=') {
-        *val_p = arg + len + 1;
-        return 1;
-    }
-    return 0;
-}
-
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= 0) || v > 1e9)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static int split_hosts(job_t *job, const char *list)
-{
-    char *copy = strdup(list), *save = NULL, *tok;
-
-    if (!copy)
-        return 0;
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char **h = realloc(job->hosts, (job->nhosts + 1) * sizeof(*h));
-        if (!h) {
-            free(copy);
-            return 0;
-        }
-        job->hosts = h;
-        job->hosts[job->nhosts] = strdup(tok);
-        if (!job->hosts[job->nhosts]) {
-            free(copy);
-            return 0;
-        }
-        job->nhosts++;
-    }
-    free(copy);
-    return 1;
-}
-
-/* Returns 0 on success, else the exit code for a usage error. */
-static int parse_args(job_t *job, int argc, char **argv)
-{
-    int i;
-    long n = 0;
-    const char *val, *env;
-
-    static const char *const names[] = {"np", "n", "provider", "x", "host", "H", "launch-agent", "timeout",
-                                        "store-addr"};
-    size_t k, nnames = sizeof(names) / sizeof(names[0]);
-
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *name = NULL;
-
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        }
-        if (a[0] != '-' || a[1] == '\0')
-            break;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (!strcmp(a, "--oversubscribe") || !strcmp(a, "-oversubscribe"))
-            continue;
-        for (k = 0; k < nnames && !name; k++)
-            if (opt_match(a, names[k], &val))
-                name = names[k];
-        if (!name) {
-            /* -n4 / -np4 */
-            if (!strncmp(a, "-np", 3) && parse_int(a + 3, 1, MAX_RANKS, &n))
-                continue;
-            if (!strncmp(a, "-n", 2) && parse_int(a + 2, 1, MAX_RANKS, &n))
-                continue;
-            fprintf(stderr, "mpirun: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "mpirun: option '%s' needs a value\n", a);
-                return 2;
-            }
-            val = argv[++i];
-        }
-        if (!strcmp(name, "np") || !strcmp(name, "n")) {
-            if (!parse_int(val, 1, MAX_RANKS, &n)) {
-                fprintf(stderr, "mpirun: bad number of ranks '%s' (1..%d)\n", val, MAX_RANKS);
-                return 2;
-            }
-        } else if (!strcmp(name, "provider")) {
-            job->provider = val;
-        } else if (!strcmp(name, "x")) {
-            char **x = realloc(job->xvars, (job->nx + 1) * sizeof(*x));
-            if (!x)
-                return 1;
-            job->xvars = x;
-            job->xvars[job->nx++] = (char *)val;
-            if (val[0] == '=' || val[0] == '\0') {
-                fprintf(stderr, "mpirun: bad -x '%s'\n", val);
-                return 2;
-            }
-        } else if (!strcmp(name, "host") || !strcmp(name, "H")) {
-            if (!split_hosts(job, val))
-                return 1;
-        } else if (!strcmp(name, "launch-agent")) {
-            job->agent = val;
-        } else if (!strcmp(name, "timeout")) {
-            if (!parse_seconds(val, &job->timeout_s)) {
-                fprintf(stderr, "mpirun: bad --timeout '%s'\n", val);
-                return 2;
-            }
-        } else {
-            job->store_addr = val;
-        }
-    }
-    if (i >= argc) {
-        fprintf(stderr, "mpirun: no program to run\n");
-        usage(stderr);
-        return 2;
-    }
-    job->prog_argv = argv + i;
-    if (job->hosts && job->nhosts == 0) {
-        fprintf(stderr, "mpirun: empty --host list\n");
-        return 2;
-    }
-    job->n = n ? (int)n : (job->nhosts ? (int)job->nhosts : 1);
-    if (!job->agent)
-        job->agent = "ssh {host}";
-    if (job->timeout_s == 0 && (env = getenv("MBMPI_TIMEOUT")) && *env) {
-        if (!parse_seconds(env, &job->timeout_s)) {
-            fprintf(stderr, "mpirun: bad MBMPI_TIMEOUT '%s'\n", env);
-            return 2;
-        }
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* placement and addresses                                             */
-
-static int host_is_local(const char *h)
-{
-    return !strcmp(h, "localhost") || !strncmp(h, "127.", 4);
-}
-
-/* Block placement over the --host entries: entry i gets ranks
- * [i*N/H, (i+1)*N/H). Entries with the same name share local ranks. */
-static int place_ranks(job_t *job)
-{
-    size_t h, *canon = NULL;
-    int r, *count = NULL, *seen = NULL, ndistinct = 0;
-
-    if (gethostname(job->hostname, sizeof(job->hostname) - 1) < 0)
-        strcpy(job->hostname, "localhost");
-    if (!job->hosts) {
-        for (r = 0; r < job->n; r++) {
-            job->ranks[r].host = job->hostname;
-            job->ranks[r].local_rank = r;
-            job->ranks[r].local_size = job->n;
-        }
-        job->all_local = 1;
-        return 1;
-    }
-    canon = calloc(job->nhosts, sizeof(*canon));
-    count = calloc(job->nhosts, sizeof(*count));
-    seen = calloc(job->nhosts, sizeof(*seen));
-    if (!canon || !count || !seen) {
-        free(canon);
-        free(count);
-        free(seen);
-        return 0;
-    }
-    for (h = 0; h < job->nhosts; h++) {
-        size_t k;
-        canon[h] = h;
-        for (k = 0; k < h; k++)
-            if (!strcmp(job->hosts[k], job->hosts[h])) {
-                canon[h] = k;
-                break;
-            }
-    }
-    for (r = 0; r < job->n; r++) {
-        size_t e = (size_t)((int64_t)r * (int64_t)job->nhosts / job->n);
-        job->ranks[r].host = job->hosts[e];
-        job->ranks[r].via_agent = !host_is_local(job->hosts[e]);
-        job->ranks[r].local_rank = count[canon[e]]++;
-    }
-    for (r = 0; r < job->n; r++) {
-        size_t e = (size_t)((int64_t)r * (int64_t)job->nhosts / job->n);
-        job->ranks[r].local_size = count[canon[e]];
-        if (!seen[canon[e]]) {
-            seen[canon[e]] = 1;
-            ndistinct++;
-        }
-    }
-    job->all_local = ndistinct == 1;
-    free(canon);
-    free(count);
-    free(seen);
-    return 1;
-}
-
-static int first_ipv4(char *buf, size_t len)
-{
-    struct ifaddrs *ifs, *i;
-    int found = 0;
-
-    if (getifaddrs(&ifs) < 0)
-        return 0;
-    for (i = ifs; i && !found; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
-            (i->ifa_flags & IFF_LOOPBACK))
-            continue;
-        found = inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, buf, (socklen_t)len) != NULL;
-    }
-    freeifaddrs(ifs);
-    return found;
-}
-
-static int make_secret(char *out)
-{
-    unsigned char raw[16];
-    size_t got = 0, i;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-    if (fd < 0)
-        return 0;
-    while (got < sizeof(raw)) {
-        ssize_t n = read(fd, raw + got, sizeof(raw) - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            close(fd);
-            return 0;
-        }
-        got += (size_t)n;
-    }
-    close(fd);
-    for (i = 0; i < sizeof(raw); i++)
-        snprintf(out + 2 * i, 3, "%02x", raw[i]);
-    return 1;
-}
-
-/* ------------------------------------------------------------------ */
-/* launching                                                           */
-
-static int is_shell_agent(const char *word)
-{
-    const char *base = strrchr(word, '/');
-
-    base = base ? base + 1 : word;
-    return !strcmp(base, "ssh") || !strcmp(base, "rsh");
-}
-
-/* 'word' quoted for a POSIX shell (ssh joins its arguments into a command
- * line for the remote shell). */
-static char *shell_quote(const char *w)
-{
-    size_t n = 3, i, o = 0;
-    char *q;
-
-    for (i = 0; w[i]; i++)
-        n += (w[i] == '\'') ? 4 : 1;
-    q = malloc(n);
-    if (!q)
-        return NULL;
-    q[o++] = '\'';
-    for (i = 0; w[i]; i++) {
-        if (w[i] == '\'') {
-            memcpy(q + o, "'\\''", 4);
-            o += 4;
-        } else {
-            q[o++] = w[i];
-        }
-    }
-    q[o++] = '\'';
-    q[o] = '\0';
-    return q;
-}
-
-static char *xstrdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xstrdup_printf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-    int rc;
-
-    va_start(ap, fmt);
-    rc = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    if (rc < 0) {
-        /* only reached in the child before exec, or at start-up */
-        fprintf(stderr, "mpirun: out of memory\n");
-        _exit(127);
-    }
-    return s;
-}
-
-/* The MBMPI_* variables of rank r, as "NAME=VALUE" strings. */
-static size_t rank_env(const job_t *job, int r, char **env, size_t max)
-{
-    const rank_proc_t *p = &job->ranks[r];
-    size_t n = 0;
-
-    if (max < 10)
-        return 0;
-    env[n++] = xstrdup_printf("MBMPI_RANK=%d", r);
-    env[n++] = xstrdup_printf("MBMPI_SIZE=%d", job->n);
-    env[n++] = xstrdup_printf("MBMPI_STORE=%s", job->store_env);
-    env[n++] = xstrdup_printf("MBMPI_SECRET=%s", job->secret);
-    env[n++] = xstrdup_printf("MBMPI_LOCAL_RANK=%d", p->local_rank);
-    env[n++] = xstrdup_printf("MBMPI_LOCAL_SIZE=%d", p->local_size);
-    env[n++] = xstrdup_printf("MBMPI_HOST=%s", p->host);
-    env[n++] = xstrdup_printf("MBMPI_ALL_LOCAL=%d", job->all_local);
-    if (job->provider)
-        env[n++] = xstrdup_printf("MBMPI_PROVIDER=%s", job->provider);
-    return n;
-}
-
-/* In the child, after fork: never returns. Reports an exec failure's errno
- * through errfd. */
-static void child_exec(const job_t *job, int r, int errfd)
-{
-    const rank_proc_t *p = &job->ranks[r];
-    static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
-    sigset_t none;
-    size_t i, nenv;
-    char *env[16];
-    int e, fd;
-
-    for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-        if (sigs[i] != SIGHUP || !job->hup_ignored)
-            signal(sigs[i], SIG_DFL);
-    if (job->nofile_raised)
-        setrlimit(RLIMIT_NOFILE, &job->nofile);
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    if (setpgid(0, job->pgid) < 0 && job->pgid != 0)
-        setpgid(0, 0);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != job->self)
-        _exit(127); /* mpirun died between fork and here */
-
-    /* stdin: rank 0 keeps a pipe or file; a terminal would stop a rank
-     * outside the foreground group (SIGTTIN), so everyone else reads /dev/null */
-    if (r != 0 || isatty(STDIN_FILENO)) {
-        fd = open("/dev/null", O_RDONLY);
-        if (fd >= 0 && fd != STDIN_FILENO) {
-            dup2(fd, STDIN_FILENO);
-            close(fd);
-        }
-    }
-
-    nenv = rank_env(job, r, env, sizeof(env) / sizeof(env[0]));
-    if (!p->via_agent) {
-        for (i = 0; i < nenv; i++)
-            putenv(env[i]);
-        for (i = 0; i < job->nx; i++)
-            if (strchr(job->xvars[i], '='))
-                putenv(job->xvars[i]);
-        execvp(job->prog_argv[0], job->prog_argv);
-    } else {
-        /* AGENT-WORDS env VAR=VAL... prog args */
-        size_t nargs = 0, cap, nprog;
-        char **argv, *agent = strdup(job->agent), *save = NULL, *w;
-        int quote;
-
-        for (nprog = 0; job->prog_argv[nprog]; nprog++)
-            ;
-        cap = strlen(job->agent) + 2 + nenv + job->nx + nprog + 1;
-        argv = calloc(cap, sizeof(*argv));
-        if (!agent || !argv)
-            _exit(127);
-        for (w = strtok_r(agent, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-            /* substitute every {host} */
-            char *out = strdup(""), *at;
-            while ((at = strstr(w, "{host}"))) {
-                char *t = xstrdup_printf("%s%.*s%s", out, (int)(at - w), w, p->host);
-                free(out);
-                out = t;
-                w = at + 6;
-            }
-            argv[nargs] = xstrdup_printf("%s%s", out, w);
-            free(out);
-            nargs++;
-        }
-        if (nargs == 0)
-            _exit(127);
-        quote = is_shell_agent(argv[0]);
-        argv[nargs++] = "env";
-        for (i = 0; i < nenv; i++)
-            argv[nargs++] = env[i];
-        for (i = 0; i < job->nx; i++) {
-            if (strchr(job->xvars[i], '='))
-                argv[nargs++] = job->xvars[i];
-            else if (getenv(job->xvars[i]))
-                argv[nargs++] = xstrdup_printf("%s=%s", job->xvars[i], getenv(job->xvars[i]));
-        }
-        for (i = 0; i < nprog; i++) {
-            char *a = job->prog_argv[i];
-            char cwd[4096];
-            /* a relative path with a '/' means "from here": the agent may
-             * start elsewhere (ssh: the home directory) */
-            if (i == 0 && a[0] != '/' && strchr(a, '/') && getcwd(cwd, sizeof(cwd)))
-                a = xstrdup_printf("%s/%s", cwd, a);
-            argv[nargs++] = a;
-        }
-        argv[nargs] = NULL;
-        if (quote) {
-            size_t k;
-            for (k = 1; k < nargs; k++)
-                argv[k] = shell_quote(argv[k]);
-        }
-        execvp(argv[0], argv);
-    }
-    e = errno;
-    if (write(errfd, &e, sizeof(e)) < 0)
-        _exit(127);
-    _exit(127);
-}
-
-/* Forks rank r. Returns 1, or 0 when its program could not be executed
- * (reported). */
-static int launch_rank(job_t *job, int r)
-{
-    int pfd[2], e = 0;
-    ssize_t n;
-    pid_t pid;
-
-    if (pipe2(pfd, O_CLOEXEC) < 0) {
-        fprintf(stderr, "mpirun: pipe: %s\n", strerror(errno));
-        return 0;
-    }
-    pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "mpirun: cannot fork rank %d: %s\n", r, strerror(errno));
-        close(pfd[0]);
-        close(pfd[1]);
-        return 0;
-    }
-    if (pid == 0) {
-        close(pfd[0]);
-        child_exec(job, r, pfd[1]);
-    }
-    close(pfd[1]);
-    if (job->pgid == 0)
-        job->pgid = pid;
-    setpgid(pid, job->pgid); /* also done by the child; whichever runs first */
-    job->ranks[r].pid = pid;
-    job->nlive++;
-    do
-        n = read(pfd[0], &e, sizeof(e));
-    while (n < 0 && errno == EINTR);
-    close(pfd[0]);
-    if (n == (ssize_t)sizeof(e)) {
-        if (job->ranks[r].via_agent)
-            fprintf(stderr, "mpirun: cannot execute the launch agent for rank %d ('%s'): %s\n", r, job->agent,
-                    strerror(e));
-        else
-            fprintf(stderr, "mpirun: cannot execute '%s': %s\n", job->prog_argv[0], strerror(e));
-        return 0;
-    }
-    return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -913,7 +343,7 @@ int main(int argc, char **argv)
     memset(&job, 0, sizeof(job));
     job.timeout_deadline = -1;
     job.kill_deadline = -1;
-    rc = parse_args(&job, argc, argv);
+    rc = job_parse_args(&job, argc, argv);
     if (rc) {
         job_free(&job);
         return rc;
@@ -923,7 +353,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "mpirun: warning: -x %s: not set in mpirun's environment\n", job.xvars[i]);
     job.self = getpid();
     job.ranks = calloc((size_t)job.n, sizeof(*job.ranks));
-    if (!job.ranks || !place_ranks(&job)) {
+    if (!job.ranks || !job_place_ranks(&job)) {
         fprintf(stderr, "mpirun: out of memory\n");
         job_free(&job);
         return 1;
@@ -938,7 +368,7 @@ int main(int argc, char **argv)
             remote |= job.ranks[r].via_agent;
         if (!remote) {
             job.store_addr = "127.0.0.1";
-        } else if (first_ipv4(addr_buf, sizeof(addr_buf))) {
+        } else if (job_first_ipv4(addr_buf, sizeof(addr_buf))) {
             job.store_addr = addr_buf;
         } else {
             fprintf(stderr, "mpirun: no non-loopback IPv4 address found for the store; use --store-addr\n");
@@ -968,7 +398,7 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (!make_secret(job.secret)) {
+    if (!job_make_secret(job.secret)) {
         fprintf(stderr, "mpirun: cannot read /dev/urandom: %s\n", strerror(errno));
         job_free(&job);
         return 1;
@@ -987,7 +417,7 @@ int main(int argc, char **argv)
         job.timeout_deadline = now_ms() + (int64_t)(job.timeout_s * 1000.0);
 
     for (r = 0; r < job.n; r++) {
-        if (!launch_rank(&job, r)) {
+        if (!job_launch_rank(&job, r)) {
             fprintf(stderr, "mpirun: ending the job\n");
             end_job(&job, 127);
             break;

@@ -562,7 +562,14 @@ static void store_conn_eof(store_t *st, store_conn_t *c)
 static void store_conn_read(store_t *st, store_conn_t *c)
 {
     while (!c->closed && c->outlen <= STORE_OUT_HIGH) {
-        ssize_t n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, 0);
+        ssize_t n;
+        /* store_conn_parse() leaves less than one whole message (<= the
+         * buffer), so there is always room; never recv() 0 bytes (= EOF) */
+        if (c->inlen >= sizeof(c->in)) {
+            store_conn_close(st, c);
+            return;
+        }
+        n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, 0);
         if (n > 0) {
             c->inlen += (size_t)n;
             store_conn_parse(st, c);

@@ -1,0 +1,200 @@
+/*
+ * bench/rtt.c: ping-pong round-trip time between ranks 0 and 1.
+ *
+ * For every size (0 and the powers of two up to the maximum), rank 0 sends
+ * a message to rank 1, which sends it straight back; after a warm-up, the
+ * time of `iters` round trips is measured, `reps` times. Reported: the
+ * median and the minimum over the repetitions of the half round trip, and
+ * the median round trip, in microseconds.
+ *
+ * usage: mpirun -n 2 rtt [-i SCALE] [-r REPS] [-m MAX] [-s LIST] [--csv FILE]
+ *   -i SCALE  multiply the iteration counts (default 1.0; 10000 round trips
+ *             up to 8 KiB, then fewer, down to 20 at 4 MiB)
+ *   -r REPS   repetitions per size (default 5)
+ *   -m MAX    largest size in bytes (default 4M; K and M suffixes allowed)
+ *   -s LIST   explicit sizes, comma separated (e.g. 0,8,1K,64K)
+ *   --csv F   also write the table to F as CSV
+ * Ranks other than 0 and 1 only take part in start-up and shut-down.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SIZES 64
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: rtt [-i SCALE] [-r REPS] [-m MAX] [-s LIST] [--csv FILE]\n");
+}
+
+/* "64", "8K", "4M" -> bytes; -1 on error */
+static long parse_size(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 0)
+        return -1;
+    if (*end == 'K' || *end == 'k') {
+        v *= 1024;
+        end++;
+    } else if (*end == 'M' || *end == 'm') {
+        v *= 1024 * 1024;
+        end++;
+    }
+    return *end ? -1 : v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static long iterations(long size, double scale)
+{
+    long it = size <= 8192 ? 10000 : (long)(10000.0 * 8192.0 / (double)size);
+    if (it < 20)
+        it = 20;
+    it = (long)(it * scale);
+    return it < 1 ? 1 : it;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    double scale = 1.0;
+    int reps = 5;
+    long maxsize = 4L << 20;
+    long sizes[MAX_SIZES];
+    int nsizes = 0, explicit_sizes = 0, bad = 0;
+    const char *csv = NULL;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    for (int a = 1; a < argc && !bad; a++) {
+        if (!strcmp(argv[a], "-i") && a + 1 < argc) {
+            scale = atof(argv[++a]);
+            bad = scale <= 0;
+        } else if (!strcmp(argv[a], "-r") && a + 1 < argc) {
+            reps = atoi(argv[++a]);
+            bad = reps < 1 || reps > 1000;
+        } else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
+            maxsize = parse_size(argv[++a]);
+            bad = maxsize < 0;
+        } else if (!strcmp(argv[a], "-s") && a + 1 < argc) {
+            char *list = strdup(argv[++a]), *save = NULL;
+            explicit_sizes = 1;
+            for (char *t = strtok_r(list, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
+                long v = parse_size(t);
+                if (v < 0 || v > (1L << 30) || nsizes == MAX_SIZES)
+                    bad = 1;
+                else
+                    sizes[nsizes++] = v;
+            }
+            free(list);
+        } else if (!strcmp(argv[a], "--csv") && a + 1 < argc) {
+            csv = argv[++a];
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad || size < 2) {
+        if (rank == 0) {
+            if (size < 2)
+                fprintf(stderr, "rtt: needs at least 2 ranks\n");
+            usage();
+        }
+        MPI_Finalize();
+        return 2;
+    }
+    if (!explicit_sizes) {
+        sizes[nsizes++] = 0;
+        for (long s = 1; s <= maxsize && nsizes < MAX_SIZES; s *= 2)
+            sizes[nsizes++] = s;
+    }
+    long bufsize = 1;
+    for (int k = 0; k < nsizes; k++)
+        if (sizes[k] > bufsize)
+            bufsize = sizes[k];
+
+    char *buf = NULL;
+    if (rank < 2) {
+        if (posix_memalign((void **)&buf, 4096, (size_t)bufsize)) {
+            fprintf(stderr, "rtt: cannot allocate %ld bytes\n", bufsize);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        memset(buf, rank + 1, (size_t)bufsize);
+    }
+
+    FILE *cf = NULL;
+    if (rank == 0) {
+        char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(ver, &len);
+        ver[strcspn(ver, "\n")] = '\0';
+        for (char *c = ver; *c; c++)
+            if (*c == '\t')
+                *c = ' ';
+        printf("# mbmpi rtt (MPI: %s)\n", ver);
+        printf("# Size  Half-RTT-median(us)  Half-RTT-min(us)  RTT-median(us)\n");
+        fflush(stdout);
+        if (csv) {
+            cf = fopen(csv, "w");
+            if (!cf) {
+                fprintf(stderr, "rtt: cannot open %s\n", csv);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            fprintf(cf, "size,half_rtt_median_us,half_rtt_min_us,rtt_median_us\n");
+        }
+    }
+
+    double *half = malloc(sizeof(double) * reps);
+    for (int k = 0; k < nsizes; k++) {
+        int n = (int)sizes[k];
+        long iters = iterations(n, scale), warm = iters / 10 > 2 ? iters / 10 : 2;
+        for (int r = 0; r < reps; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = 0;
+            if (rank == 0) {
+                for (long i = 0; i < warm + iters; i++) {
+                    if (i == warm)
+                        t0 = MPI_Wtime();
+                    MPI_Send(buf, n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+                    MPI_Recv(buf, n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                }
+                half[r] = (MPI_Wtime() - t0) / (double)iters / 2.0 * 1e6;
+            } else if (rank == 1) {
+                for (long i = 0; i < warm + iters; i++) {
+                    MPI_Recv(buf, n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+                }
+            }
+        }
+        if (rank == 0) {
+            double mn = half[0];
+            for (int r = 1; r < reps; r++)
+                mn = half[r] < mn ? half[r] : mn;
+            double med = median(half, reps);
+            printf("%-10d %14.2f %14.2f %14.2f\n", n, med, mn, 2.0 * med);
+            fflush(stdout);
+            if (cf)
+                fprintf(cf, "%d,%.3f,%.3f,%.3f\n", n, med, mn, 2.0 * med);
+        }
+    }
+    if (cf)
+        fclose(cf);
+    free(half);
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}

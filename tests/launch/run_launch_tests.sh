@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# tests/launch/run_launch_tests.sh: tests of bin/mpirun and transport/boot_client.c.
+# Run from the top of the tree after `make bin/mpirun` (or `make`):
+#     bash tests/launch/run_launch_tests.sh
+# Builds build/tests/launch/boot_probe (tests/launch/boot_probe.c + the boot
+# client) and runs it through bin/mpirun in every scenario. Network: 127.0.0.1
+# only. Prints `ok - name` / `not ok - name`, then `N passed, M failed`.
+# LAUNCH_TEST_VALGRIND=1 also runs mpirun and the ranks under valgrind;
+# MPIRUN=path and PROBE_CFLAGS=... (e.g. -fsanitize=address) test other builds.
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 2
+MPIRUN=${MPIRUN:-$top/bin/mpirun}     # override to test another build (e.g. ASan)
+PROBE="$top/build/tests/launch/boot_probe"
+CC=${CC:-cc}
+CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -I$top -I$top/mpi/include ${PROBE_CFLAGS:-}"
+
+passed=0
+failed=0
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+notok() {
+    echo "not ok - $1"
+    failed=$((failed + 1))
+    if [ -n "${2:-}" ] && [ -f "$2" ]; then sed 's/^/#   /' "$2" | head -20; fi
+}
+
+if [ ! -x "$MPIRUN" ]; then
+    echo "bin/mpirun is missing: run 'make bin/mpirun' first" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+mkdir -p "$top/build/tests/launch"
+if ! $CC $CFLAGS -pthread -o "$PROBE.tmp.$$" tests/launch/boot_probe.c transport/boot_client.c util/log.c util/status.c ||
+    ! mv -f "$PROBE.tmp.$$" "$PROBE"; then
+    echo "not ok - build boot_probe"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# a clean environment for the ranks: no job variables from a surrounding job
+for v in $(env | sed -n 's/^\(MBMPI_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+
+tmp=$(mktemp -d /tmp/launch_tests.XXXXXX)
+bg_pid=
+cleanup() {
+    # only the mpirun this script started, by pid
+    if [ -n "$bg_pid" ] && kill -0 "$bg_pid" 2>/dev/null; then kill -KILL "$bg_pid" 2>/dev/null; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# alive PID: exists and is not a zombie (an orphan's zombie may linger
+# when PID 1 does not reap)
+alive() {
+    local st
+    [ -r "/proc/$1/stat" ] || return 1
+    st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+    [ -n "$st" ] && [ "$st" != Z ]
+}
+
+# wait_for COND-COMMAND SECONDS: polls a condition until a deadline
+wait_for() {
+    local deadline=$((SECONDS + $2))
+    while ! eval "$1"; do
+        [ $SECONDS -ge $deadline ] && return 1
+        sleep 0.05
+    done
+    return 0
+}
+
+# pids recorded by the ranks of the last run (in $dir)
+rank_pids() { cat "$dir"/pid.* 2>/dev/null; }
+none_alive() {
+    local p
+    for p in $(rank_pids); do alive "$p" && return 1; done
+    return 0
+}
+all_ready() { [ "$(ls "$dir"/ready.* 2>/dev/null | wc -l)" -ge "$1" ]; }
+
+newdir() {
+    dir="$tmp/$1"
+    mkdir -p "$dir"
+    export PROBE_DIR="$dir"
+}
+
+# run NAME EXPECTED_RC GREP_PATTERN(or empty) mpirun-args...
+# runs in the foreground (with a safety timeout), then checks the exit code,
+# the stderr line and that no rank survived.
+run() {
+    local name=$1 want=$2 pat=$3 rc
+    shift 3
+    newdir "$name"
+    timeout -k 5 30 "$@" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    if [ "$rc" != "$want" ]; then
+        notok "$name (exit $rc, want $want)" "$dir/err"
+        return
+    fi
+    if [ -n "$pat" ] && ! grep -q -- "$pat" "$dir/err"; then
+        notok "$name (no '$pat' on stderr)" "$dir/err"
+        return
+    fi
+    if ! wait_for none_alive 5; then
+        notok "$name (a rank process is still alive)"
+        return
+    fi
+    ok "$name"
+}
+
+# ---------------------------------------------------------------- normal runs
+run "ok -n 1" 0 "" "$MPIRUN" -n 1 "$PROBE" ok
+run "ok -n 4" 0 "" "$MPIRUN" -n 4 "$PROBE" ok
+run "ok -np 16" 0 "" "$MPIRUN" -np 16 "$PROBE" ok
+run "4096-byte values, truncation, missing keys" 0 "" "$MPIRUN" -n 4 "$PROBE" big
+run "--oversubscribe and --" 0 "" "$MPIRUN" --oversubscribe -n 2 -- "$PROBE" ok
+ln -sf "$MPIRUN" "$tmp/mpiexec"
+run "called as mpiexec" 0 "" "$tmp/mpiexec" -n 3 "$PROBE" ok
+run "non-MPI program" 0 "" "$MPIRUN" -n 3 true
+
+newdir singleton
+if (cd "$dir" && "$PROBE" ok >"$dir/out" 2>"$dir/err"); then ok "singleton (no mpirun)"; else notok "singleton (no mpirun)" "$dir/err"; fi
+
+# environment and placement
+newdir env
+if timeout 30 "$MPIRUN" -n 4 --provider tcp -x PROBE_X=hello "$PROBE" env >"$dir/out" 2>"$dir/err" &&
+    [ "$(grep -c 'size=4 .*all_local=1 provider=tcp x=hello' "$dir/out")" = 4 ] &&
+    grep -q 'rank=3 size=4 local_rank=3 local_size=4' "$dir/out"; then
+    ok "environment: --provider, -x, local ranks, all_local"
+else
+    notok "environment: --provider, -x, local ranks, all_local" "$dir/out"
+fi
+
+newdir agent
+if timeout 30 "$MPIRUN" -n 4 --host localhost,fakehost --launch-agent 'env PROBE_AGENT_HOST={host}' \
+    --store-addr 127.0.0.1 -x PROBE_X "$PROBE" env >"$dir/out" 2>"$dir/err" &&
+    grep -q 'rank=0 size=4 local_rank=0 local_size=2 host=localhost all_local=0 provider=- x=- agent=-' "$dir/out" &&
+    grep -q 'rank=1 size=4 local_rank=1 local_size=2 host=localhost all_local=0' "$dir/out" &&
+    grep -q 'rank=2 size=4 local_rank=0 local_size=2 host=fakehost all_local=0 .*agent=fakehost' "$dir/out" &&
+    grep -q 'rank=3 size=4 local_rank=1 local_size=2 host=fakehost all_local=0 .*agent=fakehost' "$dir/out"; then
+    ok "--host with a launch agent (block placement)"
+else
+    notok "--host with a launch agent (block placement)" "$dir/out"
+fi
+run "-x VAR passes the value through the agent" 0 "" env PROBE_X=viaagent "$MPIRUN" -n 1 --host fakehost \
+    --launch-agent 'env PROBE_AGENT_HOST={host}' --store-addr 127.0.0.1 -x PROBE_X "$PROBE" env
+if grep -q 'x=viaagent agent=fakehost' "$dir/out"; then ok "-x VAR value seen by the agent-launched rank"; else notok "-x VAR value seen by the agent-launched rank" "$dir/out"; fi
+
+# an agent named ssh gets shell-quoted words: a fake ssh that, like the real
+# one, joins its arguments into one command line for a shell
+newdir fakessh
+printf '#!/bin/sh\nshift\nexec sh -c "$*"\n' >"$dir/ssh"
+chmod +x "$dir/ssh"
+if timeout 30 "$MPIRUN" -n 2 --host h1,h2 --launch-agent "$dir/ssh {host}" --store-addr 127.0.0.1 \
+    -x "PROBE_X=it's a \$HOME \"test\"" "$PROBE" env >"$dir/out" 2>"$dir/err" &&
+    [ "$(grep -c "x=it's a \$HOME \"test\" agent=-" "$dir/out")" = 2 ] &&
+    grep -q 'rank=1 size=2 local_rank=0 local_size=1 host=h2 all_local=0' "$dir/out"; then
+    ok "ssh-style agent: words are shell-quoted"
+else
+    notok "ssh-style agent: words are shell-quoted" "$dir/out"
+    sed 's/^/#   /' "$dir/err"
+fi
+
+# ---------------------------------------------------------------- failures
+run "rank killed by SIGSEGV" 139 "mpirun: rank 1 (pid [0-9]*) killed by signal 11 (Segmentation fault); ending the job" \
+    "$MPIRUN" -n 4 "$PROBE" segv
+run "rank exits 2 before finalize" 2 "mpirun: rank 1 exited with status 2 before MPI_Finalize; ending the job" \
+    "$MPIRUN" -n 4 "$PROBE" exit2
+run "rank exits 0 before finalize" 1 "mpirun: rank 1 exited with status 0 before MPI_Finalize; ending the job" \
+    "$MPIRUN" -n 4 "$PROBE" exit0early
+run "abort" 7 "mpirun: rank 0 called MPI_Abort(7): test" "$MPIRUN" -n 4 "$PROBE" abort
+run "abort -n 16" 7 "mpirun: rank 0 called MPI_Abort(7): test" "$MPIRUN" -n 16 "$PROBE" abort
+run "rank drops its store connection" 1 "rank 1 (pid [0-9]*) closed its store connection before MPI_Finalize" \
+    "$MPIRUN" -n 4 "$PROBE" closefd
+run "rank sends garbage to the store" 1 "rank 1 (pid [0-9]*) sent a malformed message to the store" \
+    "$MPIRUN" -n 4 "$PROBE" garbage
+run "fence after a rank finalized" 1 "can never join (it has finalized)" "$MPIRUN" -n 3 "$PROBE" finifence
+run "fence after a rank exited without joining" 1 "can never join (it has exited)" "$MPIRUN" -n 4 "$PROBE" nompi
+run "rank exits 3 after finalize" 3 "mpirun: rank 1 exited with status 3 after MPI_Finalize" \
+    "$MPIRUN" -n 4 "$PROBE" exit3after
+if grep -q "ending the job" "$dir/err"; then notok "exit after finalize does not end the job" "$dir/err"; else ok "exit after finalize does not end the job"; fi
+run "non-MPI program fails" 1 "rank [01] exited with status 1; ending the job" "$MPIRUN" -n 2 false
+run "program not found" 127 "cannot execute '/nonexistent/prog'" "$MPIRUN" -n 2 /nonexistent/prog
+run "--timeout" 124 "time limit of 1 s" "$MPIRUN" -n 2 --timeout 1 "$PROBE" hang
+run "MBMPI_TIMEOUT" 124 "time limit" env MBMPI_TIMEOUT=0.5 "$MPIRUN" -n 2 "$PROBE" hang
+run "bad option" 2 "unknown option" "$MPIRUN" --frobnicate -n 2 "$PROBE" ok
+
+# ---------------------------------------------------------------- signals to mpirun
+# start_hang NAME N [MODE]: mpirun in the background, ranks past the fence
+start_hang() {
+    newdir "$1"
+    "$MPIRUN" -n "$2" "$PROBE" "${3:-hang}" >"$dir/out" 2>"$dir/err" &
+    bg_pid=$!
+    wait_for "all_ready $2" 10
+}
+
+# signal_test NAME SIGNAL WANT_RC
+signal_test() {
+    local rc
+    if ! start_hang "$1" 4; then
+        notok "$1 (ranks did not start)" "$dir/err"
+        return
+    fi
+    kill "-$2" "$bg_pid"
+    wait "$bg_pid"
+    rc=$?
+    bg_pid=
+    if [ "$rc" != "$3" ]; then notok "$1 (exit $rc, want $3)" "$dir/err"; return; fi
+    if ! wait_for none_alive 5; then notok "$1 (a rank survived)"; return; fi
+    ok "$1"
+}
+signal_test "SIGINT to mpirun ends the job" INT 130
+signal_test "SIGTERM to mpirun ends the job" TERM 143
+
+# ranks that ignore SIGTERM get SIGKILL 2 s later
+if start_hang "SIGKILL after the grace period" 3 stubborn && wait_for "[ \$(ls \"\$dir\"/stubborn.* 2>/dev/null | wc -l) -ge 3 ]" 10; then
+    t0=$SECONDS
+    kill -INT "$bg_pid"
+    wait "$bg_pid"
+    rc=$?
+    bg_pid=
+    if [ "$rc" != 130 ]; then notok "SIGKILL after the grace period (exit $rc)" "$dir/err"
+    elif ! wait_for none_alive 5; then notok "SIGKILL after the grace period (a rank survived)"
+    elif [ $((SECONDS - t0)) -gt 6 ]; then notok "SIGKILL after the grace period (took $((SECONDS - t0)) s)"
+    else ok "SIGKILL after the grace period"; fi
+else
+    notok "SIGKILL after the grace period (ranks did not start)" "$dir/err"
+fi
+
+# kill_test NAME MODE: SIGKILL mpirun, the ranks must go within 10 s
+kill_test() {
+    if ! start_hang "$1" 4 "$2"; then
+        notok "$1 (ranks did not start)" "$dir/err"
+        return
+    fi
+    kill -KILL "$bg_pid"
+    wait "$bg_pid" 2>/dev/null
+    bg_pid=
+    if ! wait_for none_alive 10; then notok "$1 (ranks still alive 10 s after)"; return; fi
+    if [ "$2" = orphan ] && ! grep -q "launcher (mpirun) is gone; exiting" "$dir/err"; then
+        notok "$1 (no 'launcher is gone' message)" "$dir/err"
+        return
+    fi
+    ok "$1"
+}
+kill_test "SIGKILL to mpirun: ranks die (PDEATHSIG)" hang
+kill_test "SIGKILL to mpirun: ranks without PDEATHSIG exit (watch connection)" orphan
+
+# ---------------------------------------------------------------- store security
+# raw_client HOST PORT DATA-PRINTF-FORMAT: connects, sends, and succeeds if
+# the store closes the connection (EOF) within 5 s.
+raw_client() {
+    local host=$1 port=$2 fmt=$3
+    timeout 5 bash -c '
+        exec 3<>"/dev/tcp/$0/$1" || exit 3
+        printf "$2" >&3 2>/dev/null
+        cat <&3 >/dev/null 2>&1   # returns at EOF (or reset)
+        exit 0
+    ' "$host" "$port" "$fmt"
+}
+
+if start_hang "store refuses strangers" 2; then
+    addr=$(cat "$dir/store")
+    host=${addr%:*}
+    port=${addr##*:}
+    bad=""
+    case "$host" in 127.*) ;; *) bad="store is not on loopback ($addr)" ;; esac
+    [ -z "$bad" ] && ! raw_client "$host" "$port" 'garbage!garbage!' && bad="garbage not refused"
+    # a HELLO with a wrong secret: version 1, type 1, klen 32, vlen 8, rank 0, size 2
+    [ -z "$bad" ] && ! raw_client "$host" "$port" \
+        '\001\001\000\040\000\000\000\01000000000000000000000000000000000\000\000\000\000\000\000\000\002' &&
+        bad="wrong secret not refused"
+    # an oversized header (value length 4 GiB)
+    [ -z "$bad" ] && ! raw_client "$host" "$port" '\001\003\000\001\377\377\377\377k' && bad="huge length not refused"
+    if [ -z "$bad" ]; then
+        # the job is not disturbed
+        for p in $(rank_pids); do alive "$p" || bad="a rank died"; done
+        kill -0 "$bg_pid" 2>/dev/null || bad="mpirun died"
+    fi
+    kill -TERM "$bg_pid"
+    wait "$bg_pid"
+    rc=$?
+    bg_pid=
+    [ -z "$bad" ] && [ "$rc" != 143 ] && bad="exit $rc after SIGTERM, want 143"
+    [ -z "$bad" ] && ! wait_for none_alive 5 && bad="a rank survived"
+    [ -z "$bad" ] && grep "ending the job" "$dir/err" | grep -qv "caught signal 15" && bad="job was disturbed"
+    if [ -z "$bad" ]; then ok "store refuses strangers, the job goes on"; else notok "store refuses strangers ($bad)" "$dir/err"; fi
+else
+    notok "store refuses strangers (ranks did not start)" "$dir/err"
+fi
+
+# a rank with the wrong secret cannot join
+if start_hang wrongsecret 2; then
+    addr=$(cat "$dir/store")
+    if MBMPI_STORE=$addr MBMPI_RANK=1 MBMPI_SIZE=2 MBMPI_SECRET=0123456789abcdef0123456789abcdef \
+        timeout 10 env -u PROBE_DIR "$PROBE" ok >"$dir/intruder.out" 2>"$dir/intruder.err"; then
+        bad="intruder joined"
+    elif ! grep -q "refused rank 1" "$dir/intruder.err"; then
+        bad="no refusal message"
+    else
+        bad=""
+    fi
+    kill -0 "$bg_pid" 2>/dev/null || bad="mpirun died"
+    kill -TERM "$bg_pid"
+    wait "$bg_pid"
+    bg_pid=
+    if [ -z "$bad" ]; then ok "a process with a wrong MBMPI_SECRET is refused"; else notok "wrong MBMPI_SECRET ($bad)" "$dir/intruder.err"; fi
+else
+    notok "wrong MBMPI_SECRET (ranks did not start)" "$dir/err"
+fi
+
+# ---------------------------------------------------------------- valgrind (optional, slow)
+if [ "${LAUNCH_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
+    VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+    run "valgrind: mpirun ok" 0 "" $VG "$MPIRUN" -n 4 "$PROBE" big
+    run "valgrind: ranks ok" 0 "" "$MPIRUN" -n 4 $VG "$PROBE" big
+    run "valgrind: mpirun segv" 139 "killed by signal 11" $VG "$MPIRUN" -n 4 "$PROBE" segv
+    run "valgrind: mpirun abort" 7 "MPI_Abort(7)" $VG "$MPIRUN" -n 4 "$PROBE" abort
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

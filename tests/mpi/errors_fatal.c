@@ -1,0 +1,30 @@
+/*
+ * errors_fatal: with the default handler (MPI_ERRORS_ARE_FATAL), rank 0
+ * sends to an invalid rank. The job must end with a non-zero exit status
+ * and the library's message should name the failing call (the manifest
+ * looks for "MPI_Send" in stderr; this program's own messages never
+ * contain that word). The other ranks wait in a barrier that rank 0 never
+ * enters.
+ */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size, buf = 42;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0) {
+        int rc = MPI_Send(&buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
+        /* not reached when the handler is fatal, as it must be */
+        fprintf(stderr, "FAIL errors_fatal: the invalid-rank send returned %d instead of aborting (rank 0)\n", rc);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    fprintf(stderr, "FAIL errors_fatal: barrier completed without rank 0 (rank %d)\n", rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# tests/mpi/run.sh: build the MPI test programs (tests/mpi/*.c) and run every
+# line of tests/mpi/manifest once per provider.
+#
+#   tests/mpi/run.sh [--mpicc CMD] [--mpirun CMD] [--providers "shm tcp sockets"]
+#                    [--filter REGEX] [--timeout SECONDS] [--keep-going-build]
+#
+# Defaults: --mpicc bin/mpicc, --mpirun bin/mpirun, --providers "shm tcp sockets".
+# Binaries go to build/tests/mpi/ (another --mpicc: build/tests/mpi/<name>/),
+# logs of every run to <that>/logs/.
+# Provider words: shm, tcp (passed as "tcp;ofi_rxm"), sockets, or none (no
+# --provider flag). With another MPI's launcher (Open MPI's or MPICH's
+# mpirun) the providers are ignored and each line runs once ("none"); the
+# launcher's own flags are added here (Open MPI: --oversubscribe,
+# --allow-run-as-root as root, -x VAR for the manifest's variables). Where
+# Open MPI's shared-memory single copy (CMA) is not permitted, set
+# OMPI_MCA_btl_vader_single_copy_mechanism=none in the environment.
+# --filter REGEX selects manifest lines whose "name np=N" matches.
+# CFLAGS (environment) overrides the compile flags (default -O2 -g).
+#
+# Output: one line per run, "ok - name np=N provider" or
+# "not ok - name np=N provider (exit X, last stderr lines)", then exactly one
+# "N passed, M failed" line. Exit status 1 when M > 0.
+#
+# Manifest lines: name np expect [stderr:WORD] [VAR=VAL ...]
+#   expect: ok (exit 0) | fail (non-zero exit) | exit:N (exactly N)
+#   stderr:WORD requires WORD somewhere in the job's stderr (or stdout).
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+mpicc="$root/bin/mpicc"
+mpirun="$root/bin/mpirun"
+providers="shm tcp sockets"
+filter=""
+tmo=60
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --mpicc) mpicc="$2"; shift 2 ;;
+    --mpirun) mpirun="$2"; shift 2 ;;
+    --providers) providers="$2"; shift 2 ;;
+    --filter) filter="$2"; shift 2 ;;
+    --timeout) tmo="$2"; shift 2 ;;
+    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "run.sh: unknown argument: $1" >&2; exit 2 ;;
+    esac
+done
+
+# a relative path to the launcher must survive the cd into the log directory
+case "$mpirun" in
+/*) ;;
+*/*) mpirun="$PWD/$mpirun" ;;
+esac
+case "$mpicc" in
+/*) ;;
+*/*) mpicc="$PWD/$mpicc" ;;
+esac
+
+manifest="$here/manifest"
+# bin/mpicc builds into build/tests/mpi/; any other compiler into its own
+# subdirectory (build/tests/mpi/mpicc.mpich/ ...), so that a validation run
+# with another MPI never replaces the binaries of a run against mbmpi.
+build="$root/build/tests/mpi"
+if [ "$mpicc" != "$root/bin/mpicc" ] && [ "$mpicc" != bin/mpicc ]; then
+    build="$build/$(basename "${mpicc%% *}" | tr -c 'A-Za-z0-9._\n-' '_')"
+fi
+logs="$build/logs"
+mkdir -p "$build" "$logs"
+cflags="${CFLAGS:--O2 -g}"
+
+# ---- which launcher is this? ----
+flavor=mbmpi
+ver=$($mpirun --version 2>&1 </dev/null | head -5 || true)
+case "$ver" in
+*"Open MPI"* | *OpenRTE* | *"Open RTE"*) flavor=ompi ;;
+*HYDRA* | *Hydra* | *hydra*) flavor=mpich ;;
+esac
+if [ "$flavor" != mbmpi ] && [ "$providers" != none ]; then
+    echo "# $mpirun is not mbmpi's launcher ($flavor): running once per line, no provider"
+    providers=none
+fi
+
+# ---- build ----
+# A stamp records which compiler built build/tests/mpi; a different one
+# forces a full rebuild. A binary is also stale when older than its source,
+# the compiler wrapper, or (for a wrapper inside this tree) lib/libmpi.a and
+# mpi/include/mpi.h.
+mpicc_path=$(command -v "${mpicc%% *}" 2>/dev/null || echo "$mpicc")
+stamp="$build/.mpicc"
+want_stamp="$mpicc|$mpicc_path|$cflags"
+force=0
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
+    force=1
+fi
+deps=()
+[ -f "$mpicc_path" ] && deps+=("$mpicc_path")
+case "$mpicc_path" in
+"$root"/*)
+    [ -f "$root/lib/libmpi.a" ] && deps+=("$root/lib/libmpi.a")
+    [ -f "$root/mpi/include/mpi.h" ] && deps+=("$root/mpi/include/mpi.h")
+    ;;
+esac
+
+declare -A built
+for src in "$here"/*.c; do
+    name=$(basename "$src" .c)
+    bin="$build/$name"
+    stale=$force
+    if [ "$stale" = 0 ]; then
+        if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+            stale=1
+        else
+            for d in "${deps[@]}"; do
+                if [ "$d" -nt "$bin" ]; then stale=1; break; fi
+            done
+        fi
+    fi
+    if [ "$stale" = 1 ]; then
+        # shellcheck disable=SC2086
+        if $mpicc $cflags -o "$bin" "$src" >"$logs/$name.build" 2>&1; then
+            built[$name]=1
+        else
+            built[$name]=0
+            rm -f "$bin"
+            echo "# build of $name failed:"
+            sed 's/^/#   /' "$logs/$name.build" | tail -n 15
+        fi
+    else
+        built[$name]=1
+    fi
+done
+echo "$want_stamp" >"$stamp"
+
+# ---- run ----
+passed=0
+failed=0
+
+run_line() {
+    local name=$1 np=$2 expect=$3 prov=$4
+    shift 4
+    local want_word="" vars=() xflags=() t
+    for t in "$@"; do
+        case "$t" in
+        stderr:*) want_word="${t#stderr:}" ;;
+        *=*) vars+=("$t"); xflags+=(-x "${t%%=*}") ;;
+        esac
+    done
+    local id="$name np=$np $prov"
+    local base="$logs/$name.np$np.${prov//;/_}"
+    mkdir -p "$logs"
+    if [ "${built[$name]:-0}" != 1 ] || [ ! -x "$build/$name" ]; then
+        echo "not ok - $id (not built: see $logs/$name.build)"
+        failed=$((failed + 1))
+        return
+    fi
+    local cmd=("$mpirun")
+    case "$flavor" in
+    ompi)
+        cmd+=(--oversubscribe)
+        [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
+        cmd+=("${xflags[@]}" -n "$np")
+        ;;
+    mpich) cmd+=(-n "$np") ;;
+    *)
+        cmd+=(-n "$np")
+        case "$prov" in
+        none) ;;
+        tcp) cmd+=(--provider "tcp;ofi_rxm") ;;
+        *) cmd+=(--provider "$prov") ;;
+        esac
+        ;;
+    esac
+    cmd+=("$build/$name")
+    # run inside the log directory: whatever a crashing job leaves in its
+    # working directory (core files, backtraces) stays out of the tree
+    (cd "$logs" && env "${vars[@]}" timeout -k 5 "$tmo" "${cmd[@]}" >"$base.out" 2>"$base.err" </dev/null)
+    local rc=$?
+    local ok=0
+    case "$expect" in
+    ok) [ $rc = 0 ] && ok=1 ;;
+    fail) [ $rc != 0 ] && [ $rc != 124 ] && [ $rc != 137 ] && ok=1 ;;
+    exit:*) [ $rc = "${expect#exit:}" ] && ok=1 ;;
+    *) echo "# manifest: bad expectation '$expect' for $name" ;;
+    esac
+    local why=""
+    if [ $ok = 1 ] && [ -n "$want_word" ] && ! grep -qF -- "$want_word" "$base.err" "$base.out"; then
+        ok=0
+        why="no '$want_word' in the output, "
+    fi
+    if [ $ok = 1 ]; then
+        echo "ok - $id"
+        passed=$((passed + 1))
+    else
+        [ $rc = 124 ] || [ $rc = 137 ] && why="${why}timeout after ${tmo}s, "
+        # the test's own FAIL line if there is one, else the last lines
+        local tail_lines
+        tail_lines=$(grep -m 1 '^FAIL ' "$base.err")
+        [ -z "$tail_lines" ] &&
+            tail_lines=$(grep -v '^[[:space:]]*$' "$base.err" | tail -n 3 | tr '\n' '|' | sed 's/|$//; s/|/ | /g')
+        echo "not ok - $id (${why}exit $rc, expected $expect: $tail_lines)"
+        failed=$((failed + 1))
+    fi
+}
+
+while read -r name np expect rest; do
+    case "$name" in '' | '#'*) continue ;; esac
+    if [ -n "$filter" ] && ! [[ "$name np=$np" =~ $filter ]]; then
+        continue
+    fi
+    # shellcheck disable=SC2086
+    for prov in $providers; do
+        run_line "$name" "$np" "$expect" "$prov" $rest
+    done
+done <"$manifest"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

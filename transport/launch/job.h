@@ -1,0 +1,81 @@
+/*
+ * transport/launch/job.h: bin/mpirun's job description, shared by
+ * mpirun.c (the poll loop and the ending rules), options.c (the command
+ * line) and spawn.c (placement and fork/exec of the ranks).
+ */
+#ifndef LAUNCH_JOB_H
+#define LAUNCH_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "store.h"
+
+#define MAX_RANKS 65536
+
+typedef struct rank_proc {
+    pid_t pid;                /* 0: not started */
+    int reaped;
+    int64_t lost_deadline;    /* connection lost: judge at this time (-1: no) */
+    const char *host;         /* MBMPI_HOST */
+    int via_agent;
+    int local_rank;
+    int local_size;
+} rank_proc_t;
+
+typedef enum job_state {
+    JOB_RUNNING,
+    JOB_ENDING,               /* SIGTERM sent, waiting for the ranks to go */
+} job_state_t;
+
+typedef struct job {
+    /* options */
+    int n;
+    const char *provider;
+    char **xvars;             /* -x arguments as given */
+    size_t nx;
+    char **hosts;             /* --host entries (NULL: all local) */
+    size_t nhosts;
+    const char *agent;
+    double timeout_s;
+    const char *store_addr;
+    char **prog_argv;
+    /* state */
+    pid_t self;
+    pid_t pgid;
+    rank_proc_t *ranks;
+    int nlive;                /* started and not reaped */
+    int all_local;
+    char hostname[256];
+    char secret[BOOT_WIRE_SECRET_HEX + 1];
+    char store_env[300];
+    struct rlimit nofile;     /* as inherited: restored in the ranks */
+    int hup_ignored;          /* started under nohup: keep ignoring SIGHUP */
+    int nofile_raised;        /* nofile differs from mpirun's own limit */
+    store_t *store;
+    job_state_t state;
+    int exit_code;
+    int post_status;          /* status of a rank that failed after FINI */
+    int64_t kill_deadline;    /* ENDING: SIGKILL at this time (-1: done) */
+    int64_t timeout_deadline; /* -1: none */
+} job_t;
+
+/* options.c: parses argv into job (options and prog_argv). Returns 0, or the
+ * exit code of a usage error (message printed). */
+int job_parse_args(job_t *job, int argc, char **argv);
+
+/* spawn.c */
+/* Fills host, via_agent, local_rank and local_size of every rank, and
+ * all_local. Returns 0 when out of memory. */
+int job_place_ranks(job_t *job);
+/* The first non-loopback IPv4 address of this machine, dotted. */
+int job_first_ipv4(char *buf, size_t len);
+/* 128 random bits from /dev/urandom as BOOT_WIRE_SECRET_HEX hex digits. */
+int job_make_secret(char *out);
+/* Forks and execs rank r (directly, or through the launch agent). Returns
+ * 1, or 0 when it could not be started (reported on stderr). */
+int job_launch_rank(job_t *job, int r);
+
+#endif
