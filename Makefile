@@ -5,6 +5,7 @@ CFLAGS  ?= -O2 -g
 WFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 CPPFLAGS := -I. -Impi/include
 BUILD   := build
+LIBDIR  := lib
 PREFIX  := $(CURDIR)
 
 LIB_DIRS := util transport mbcf proto mpi mpi/coll
@@ -13,14 +14,14 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 LAUNCH_SRCS := $(wildcard transport/launch/*.c) util/log.c util/status.c
 LAUNCH_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LAUNCH_SRCS))
 
-all: lib/libmpi.a bin/mpirun bin/mpicc bin/mbmpi_info bin/mpiexec
+all: $(LIBDIR)/libmpi.a bin/mpirun bin/mpicc bin/mbmpi_info bin/mpiexec
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS) -MMD -MP -c $< -o $@
 
-lib/libmpi.a: $(LIB_OBJS)
-	@mkdir -p lib
+$(LIBDIR)/libmpi.a: $(LIB_OBJS)
+	@mkdir -p $(LIBDIR)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -31,11 +32,89 @@ bin/mpirun: $(LAUNCH_OBJS)
 bin/mpiexec: bin/mpirun
 	ln -sf mpirun $@
 
-bin/mbmpi_info: $(BUILD)/mpi/tools/mbmpi_info.o lib/libmpi.a
-	$(CC) $(CFLAGS) $< -o $@ -Llib -lmpi -lfabric -lpthread -lm
+bin/mbmpi_info: $(BUILD)/mpi/tools/mbmpi_info.o $(LIBDIR)/libmpi.a
+	$(CC) $(CFLAGS) $< -o $@ -L$(LIBDIR) -lmpi -lfabric -lpthread -lm
 
 -include $(LIB_OBJS:.o=.d) $(LAUNCH_OBJS:.o=.d)
 
 .PHONY: all clean
 clean:
 	rm -rf $(BUILD) lib bin/mpirun bin/mbmpi_info
+
+# ---------------------------------------------------------------- tests
+CMOCKA_LIBS := -lcmocka
+UNIT_CFLAGS := -O0 -g $(WFLAGS) $(CPPFLAGS)
+UNIT_TESTS := $(BUILD)/unit/test_datatype $(BUILD)/unit/test_op $(BUILD)/unit/test_topo_dims \
+              $(if $(wildcard tests/unit/test_proto.c),$(BUILD)/unit/test_proto) \
+              $(if $(wildcard tests/unit/test_mbcf.c),$(BUILD)/unit/test_mbcf)
+CORE_SRCS := proto/proto.c mbcf/mbcf.c transport/self.c util/log.c util/status.c
+
+$(BUILD)/unit/test_datatype: tests/unit/test_datatype.c mpi/datatype.c tests/unit/mpi_stubs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $^ $(CMOCKA_LIBS) -o $@
+$(BUILD)/unit/test_op: tests/unit/test_op.c mpi/op.c mpi/datatype.c mpi/errstr.c tests/unit/mpi_stubs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $^ $(CMOCKA_LIBS) -o $@
+$(BUILD)/unit/test_topo_dims: tests/unit/test_topo_dims.c mpi/topo.c tests/unit/mpi_stubs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $^ $(CMOCKA_LIBS) -o $@
+$(BUILD)/unit/test_proto: tests/unit/test_proto.c $(CORE_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $^ $(CMOCKA_LIBS) -o $@
+$(BUILD)/unit/test_mbcf: tests/unit/test_mbcf.c $(CORE_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $^ $(CMOCKA_LIBS) -o $@
+
+clean-all: clean
+	rm -rf build-asan
+
+.PHONY: deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
+deps:
+	@scripts/install-deps.sh
+
+test: deps
+	$(MAKE) all $(UNIT_TESTS)
+	scripts/run_tests.sh
+
+test-unit: all $(UNIT_TESTS)
+	scripts/run_tests.sh unit
+test-launch: all
+	scripts/run_tests.sh launch
+test-mpi: all
+	scripts/run_tests.sh mpi
+
+# Layers call only downwards: util <- transport <- mbcf <- proto <- mpi.
+check-layers:
+	@bad=0; \
+	for pair in "util:transport mbcf proto mpi" "transport:mbcf proto mpi" "mbcf:proto mpi" "proto:mpi"; do \
+	    dir=$${pair%%:*}; for up in $${pair#*:}; do \
+	        if grep -rn "#include \"$$up/" $$dir --include=*.c --include=*.h; then bad=1; fi; \
+	    done; \
+	done; \
+	if [ $$bad = 0 ]; then echo "layers ok"; else echo "layer violation(s) above"; exit 1; fi
+
+# Sanitizer build (ASan + UBSan) in its own tree; runs the unit tests and a
+# multi-process smoke test.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
+asan: deps
+	$(MAKE) all
+	$(MAKE) BUILD=build-asan LIBDIR=build-asan/lib CFLAGS="$(ASAN_FLAGS)" \
+	    UNIT_CFLAGS="$(ASAN_FLAGS) $(WFLAGS) $(CPPFLAGS)" asan-run
+asan-run: $(LIBDIR)/libmpi.a $(UNIT_TESTS)
+	MBMPI_TEST_VALGRIND=0 MBMPI_UNIT_DIR=$(BUILD)/unit scripts/run_tests.sh unit
+	MBMPI_CC="cc $(ASAN_FLAGS)" MBMPI_LIBDIR=$(CURDIR)/$(LIBDIR) MBMPI_TEST_BUILD=$(CURDIR)/$(BUILD)/tests/mpi \
+	    CFLAGS="-O1 -g" ASAN_OPTIONS=detect_leaks=1 tests/mpi/run.sh --providers "shm tcp" \
+	    --filter 'p2p_(basic|order|cancel|nonblocking|truncate) np=(2|4)|coll_basic np=3|comm np=3'
+
+bench: deps
+	@scripts/install-deps.sh --bench
+	$(MAKE) all
+	bash bench/run_bench.sh
+
+bench-peers: deps
+	@scripts/install-deps.sh --bench
+	$(MAKE) all
+	bash bench/run_peers.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')

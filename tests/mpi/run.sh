@@ -61,7 +61,7 @@ manifest="$here/manifest"
 # bin/mpicc builds into build/tests/mpi/; any other compiler into its own
 # subdirectory (build/tests/mpi/mpicc.mpich/ ...), so that a validation run
 # with another MPI never replaces the binaries of a run against mbmpi.
-build="$root/build/tests/mpi"
+build="${MBMPI_TEST_BUILD:-$root/build/tests/mpi}"
 if [ "$mpicc" != "$root/bin/mpicc" ] && [ "$mpicc" != bin/mpicc ]; then
     build="$build/$(basename "${mpicc%% *}" | tr -c 'A-Za-z0-9._\n-' '_')"
 fi

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# scripts/run_tests.sh: what `make test` runs after building. Every suite
+# prints its own results; this adds them up and ends with one line
+# "N passed, M failed". Exit status 1 when anything failed.
+#   scripts/run_tests.sh [unit] [launch] [mpi] (default: all three)
+#   MBMPI_TEST_PROVIDERS="shm tcp sockets" selects the providers of the MPI suite.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+suites=${*:-unit launch mpi}
+total_pass=0
+total_fail=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+# Add up "N passed, M failed" (our scripts) and CMocka's summary lines.
+count() {
+    local f=$1 p f2
+    p=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$f" | tail -1 | sed -E 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')
+    if [ -n "$p" ]; then
+        total_pass=$((total_pass + ${p% *}))
+        total_fail=$((total_fail + ${p#* }))
+        return
+    fi
+    p=$(awk '/^\[  PASSED  \] [0-9]+ test/ { n += $4 } END { print n + 0 }' "$f")
+    f2=$(awk '/^\[  FAILED  \] [0-9]+ test/ { n += $4 } END { print n + 0 }' "$f")
+    total_pass=$((total_pass + ${p:-0}))
+    total_fail=$((total_fail + ${f2:-0}))
+}
+
+for s in $suites; do
+    case $s in
+    unit)
+        echo "== unit tests (CMocka, valgrind when available)"
+        for t in "${MBMPI_UNIT_DIR:-build/unit}"/test_*; do
+            [ -x "$t" ] || continue
+            if command -v valgrind >/dev/null && [ "${MBMPI_TEST_VALGRIND:-1}" = 1 ]; then
+                valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 "$t" \
+                    >"$log/u" 2>&1
+            else
+                "$t" >"$log/u" 2>&1
+            fi
+            rc=$?
+            cat "$log/u"
+            count "$log/u"
+            if [ $rc = 99 ]; then
+                echo "not ok - $t: valgrind reported errors"
+                total_fail=$((total_fail + 1))
+            elif [ $rc != 0 ] && ! grep -q '^\[  FAILED  \]' "$log/u"; then
+                echo "not ok - $t exited with status $rc"
+                total_fail=$((total_fail + 1))
+            fi
+        done
+        ;;
+    launch)
+        echo "== launcher tests"
+        bash tests/launch/run_launch_tests.sh 2>&1 | tee "$log/l"
+        count "$log/l"
+        ;;
+    mpi)
+        echo "== MPI tests through bin/mpirun"
+        tests/mpi/run.sh --providers "${MBMPI_TEST_PROVIDERS:-shm tcp sockets}" 2>&1 | tee "$log/m"
+        count "$log/m"
+        ;;
+    esac
+done
+echo "== total"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]
