@@ -450,11 +450,14 @@ static int ofi_progress(tl_t *tl)
             t->cb.notify(t->cb.arg, (uint32_t)e->data);
             continue;
         }
-        if (e->flags & FI_RECV) {
-            if (e->len)
+        if (e->flags & (FI_RECV | FI_MULTI_RECV)) {
+            /* shm releases a buffer with a separate empty completion that
+             * may carry FI_MULTI_RECV alone; rxm flags the last message. */
+            if (e->len && (e->flags & FI_RECV))
                 t->cb.recv(t->cb.arg, e->buf, e->len);
             if (e->flags & FI_MULTI_RECV) {
                 ofi_rxbuf_t *rb = e->op_context;
+                ut_debug("FIFO buffer %d released", (int)(rb - t->rxbufs));
                 rb->posted = 0;
                 ofi_post_rxbuf(t, rb);
             }
