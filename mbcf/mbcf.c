@@ -27,8 +27,14 @@ typedef struct mbcf_held {
 typedef struct mbcf_peer {
     uint32_t tx_seq;         /* next FIFO seq to this peer */
     uint32_t rx_seq;         /* next FIFO seq expected from this peer */
-    size_t tx_credits;       /* eager bytes we may still send */
-    size_t rx_owed;          /* eager bytes consumed, not yet returned */
+    size_t tx_fifo;          /* FIFO units we may still fill at the peer */
+    size_t tx_eager;         /* eager units we may still send */
+    size_t rx_fifo_owed;     /* units drained here, not yet returned */
+    size_t rx_eager_owed;    /* eager units consumed here, not yet returned */
+    int credit_due;          /* an explicit CREDIT message must go out */
+    int active;              /* on m->active (has queued ops) */
+    ut_list_t active_link;
+    ut_list_t pending;       /* ops waiting for credits or resources, in order */
     ut_list_t held;          /* out-of-order FIFO messages, by seq */
 } mbcf_peer_t;
 
@@ -36,22 +42,27 @@ struct mbcf {
     tl_t *tl;
     int rank;
     int size;
+    size_t eager_units;      /* per-peer budgets, in MBCF_CREDIT_UNIT */
+    size_t fifo_units;
     size_t credits;
+    size_t fifo_credits;
     size_t chunk;
     mbcf_peer_t *peers;
     mbcf_handler_t handlers[MBCF_MAX_TYPES];
     void *handler_args[MBCF_MAX_TYPES];
     mbcf_notify_handler_t notify_fn;
     void *notify_arg;
-    ut_list_t pending;       /* ops refused with NO_RESOURCE, in order */
+    ut_list_t active;        /* peers with queued ops */
     ut_list_t free_ops;      /* pool of owned ops */
     unsigned nheld;
+    int ncredit_due;
     mbcf_stats_t stats;
 };
 
 static void mbcf_recv_cb(void *arg, const void *buf, size_t len);
 static void mbcf_notify_cb(void *arg, uint32_t data);
 static void mbcf_tx_done_cb(void *arg, void *op_ctx, int status);
+static void mbcf_credit_flush(mbcf_t *m, int peer);
 
 const tl_caps_t *mbcf_caps(const mbcf_t *m)
 {
@@ -81,6 +92,17 @@ void mbcf_tl_callbacks(mbcf_t *m, tl_callbacks_t *cb)
     cb->arg = m;
 }
 
+static size_t units(size_t bytes)
+{
+    return (bytes + MBCF_CREDIT_UNIT - 1) / MBCF_CREDIT_UNIT;
+}
+
+/* FIFO units a message of n bytes (header included) occupies at the receiver. */
+static size_t fifo_units(const mbcf_t *m, size_t n)
+{
+    return units(n < m->tl->caps.fifo_slot ? m->tl->caps.fifo_slot : n);
+}
+
 int mbcf_create(const mbcf_params_t *params, mbcf_t **m_p)
 {
     mbcf_t *m;
@@ -97,12 +119,14 @@ int mbcf_create(const mbcf_params_t *params, mbcf_t **m_p)
     m->rank = params->rank;
     m->size = params->size;
     m->credits = params->credits;
+    m->fifo_credits = params->fifo_credits;
     m->chunk = params->write_chunk;
     for (i = 0; i < params->size; i++) {
-        m->peers[i].tx_credits = params->credits;
         ut_list_init(&m->peers[i].held);
+        ut_list_init(&m->peers[i].pending);
+        ut_list_init(&m->peers[i].active_link);
     }
-    ut_list_init(&m->pending);
+    ut_list_init(&m->active);
     ut_list_init(&m->free_ops);
     *m_p = m;
     return UT_OK;
@@ -110,11 +134,35 @@ int mbcf_create(const mbcf_params_t *params, mbcf_t **m_p)
 
 void mbcf_attach(mbcf_t *m, tl_t *tl)
 {
+    size_t fifo;
+    int i;
+
     m->tl = tl;
     if (!m->chunk || m->chunk > tl->caps.max_write)
         m->chunk = tl->caps.max_write;
     if (m->chunk > MBCF_CHUNK_MAX)
         m->chunk = MBCF_CHUNK_MAX;
+    /* Every peer's FIFO share together fits what the transport posted, less
+     * room for a few explicit CREDIT messages each, so the provider never
+     * has to buffer for us. */
+    fifo = m->fifo_credits;
+    if (!fifo && m->size > 1) {
+        size_t reserve = 8 * (tl->caps.fifo_slot ? tl->caps.fifo_slot : MBCF_CREDIT_UNIT);
+        fifo = tl->caps.fifo_bytes / (size_t)(m->size - 1);
+        fifo = fifo > 2 * reserve ? fifo - reserve : fifo / 2;
+    }
+    m->fifo_units = units(fifo) ? fifo / MBCF_CREDIT_UNIT : 0;
+    if (m->fifo_units < fifo_units(m, mbcf_fifo_max(m) + sizeof(mbcf_hdr_t)))
+        m->fifo_units = fifo_units(m, mbcf_fifo_max(m) + sizeof(mbcf_hdr_t)); /* at least one largest message */
+    if (m->fifo_units > 65535)
+        m->fifo_units = 65535;
+    m->eager_units = m->credits / MBCF_CREDIT_UNIT;
+    if (m->eager_units > 65535)
+        m->eager_units = 65535;
+    for (i = 0; i < m->size; i++) {
+        m->peers[i].tx_fifo = m->fifo_units;
+        m->peers[i].tx_eager = m->eager_units;
+    }
 }
 
 void mbcf_destroy(mbcf_t *m)
@@ -124,14 +172,15 @@ void mbcf_destroy(mbcf_t *m)
 
     if (!m)
         return;
-    for (i = 0; i < m->size; i++)
+    for (i = 0; i < m->size; i++) {
         ut_list_for_each_safe(e, tmp, &m->peers[i].held) free(ut_container_of(e, mbcf_held_t, link));
-    ut_list_for_each_safe(e, tmp, &m->pending)
-    {
-        mbcf_op_t *op = ut_container_of(e, mbcf_op_t, link);
-        ut_list_del(e);
-        if (op->owned)
-            free(op);
+        ut_list_for_each_safe(e, tmp, &m->peers[i].pending)
+        {
+            mbcf_op_t *op = ut_container_of(e, mbcf_op_t, link);
+            ut_list_del(e);
+            if (op->owned)
+                free(op);
+        }
     }
     ut_list_for_each_safe(e, tmp, &m->free_ops) free(ut_container_of(e, mbcf_op_t, link));
     free(m->peers);
@@ -183,14 +232,52 @@ static void mbcf_op_complete(mbcf_t *m, mbcf_op_t *op, int status)
     op->cb(op, status);
 }
 
+/* Put owed credits into a header about to leave. */
+static void mbcf_hdr_credits(mbcf_peer_t *p, mbcf_hdr_t *h)
+{
+    size_t f = p->rx_fifo_owed < 65535 ? p->rx_fifo_owed : 65535;
+    size_t e = p->rx_eager_owed < 65535 ? p->rx_eager_owed : 65535;
+
+    h->fifo_cr = (uint16_t)f;
+    h->eager_cr = (uint16_t)e;
+    p->rx_fifo_owed -= f;
+    p->rx_eager_owed -= e;
+}
+
+static void mbcf_hdr_uncredit(mbcf_peer_t *p, const mbcf_hdr_t *h)
+{
+    p->rx_fifo_owed += h->fifo_cr;
+    p->rx_eager_owed += h->eager_cr;
+}
+
 /* Issue (or continue) an op on the transport. UT_OK: done; UT_INPROGRESS:
- * the transport will call back; UT_ERR_NO_RESOURCE: queue it. */
+ * the transport will call back; UT_ERR_NO_RESOURCE: keep it queued
+ * (transport busy or not enough FIFO credits). */
 static int mbcf_op_issue(mbcf_t *m, mbcf_op_t *op)
 {
+    mbcf_peer_t *p = &m->peers[op->peer];
     int rc;
 
-    if (op->kind == MBCF_OP_SEND)
-        return tl_send(m->tl, op->peer, op->iov, op->iovcnt, op->tl_ctx);
+    if (op->kind == MBCF_OP_SEND) {
+        mbcf_hdr_t h;
+        size_t cost = fifo_units(m, op->iov[0].iov_len + (op->iovcnt > 1 ? op->iov[1].iov_len : 0));
+
+        if (p->tx_fifo < cost) {
+            m->stats.credit_waits++;
+            return UT_ERR_NO_RESOURCE;
+        }
+        memcpy(&h, op->inl, sizeof(h));
+        mbcf_hdr_credits(p, &h);
+        memcpy(op->inl, &h, sizeof(h));
+        rc = tl_send(m->tl, op->peer, op->iov, op->iovcnt, op->tl_ctx);
+        if (rc == UT_ERR_NO_RESOURCE) {
+            mbcf_hdr_uncredit(p, &h);
+            m->stats.retries++;
+        } else if (rc == UT_OK || rc == UT_INPROGRESS) {
+            p->tx_fifo -= cost;
+        }
+        return rc;
+    }
 
     /* Write: one chunk at a time; the transport reuses the op context. */
     do {
@@ -202,23 +289,36 @@ static int mbcf_op_issue(mbcf_t *m, mbcf_op_t *op)
         if (rc == UT_OK || rc == UT_INPROGRESS) {
             op->done_off += n;
             m->stats.writes++;
+        } else if (rc == UT_ERR_NO_RESOURCE) {
+            m->stats.retries++;
         }
     } while (rc == UT_OK && op->done_off < op->len);
     return rc;
 }
 
+static void mbcf_queue(mbcf_t *m, mbcf_op_t *op)
+{
+    mbcf_peer_t *p = &m->peers[op->peer];
+
+    ut_list_push_back(&p->pending, &op->link);
+    if (!p->active) {
+        p->active = 1;
+        ut_list_push_back(&m->active, &p->active_link);
+    }
+}
+
+/* Start an op now, or queue it behind the peer's earlier ones. */
 static int mbcf_op_start(mbcf_t *m, mbcf_op_t *op)
 {
     int rc;
 
-    if (!ut_list_empty(&m->pending)) {
-        ut_list_push_back(&m->pending, &op->link);
+    if (!ut_list_empty(&m->peers[op->peer].pending)) {
+        mbcf_queue(m, op);
         return UT_INPROGRESS;
     }
     rc = mbcf_op_issue(m, op);
     if (rc == UT_ERR_NO_RESOURCE) {
-        m->stats.retries++;
-        ut_list_push_back(&m->pending, &op->link);
+        mbcf_queue(m, op);
         return UT_INPROGRESS;
     }
     return rc;
@@ -226,15 +326,13 @@ static int mbcf_op_start(mbcf_t *m, mbcf_op_t *op)
 
 static void mbcf_build_hdr(mbcf_t *m, int peer, int type, size_t len, mbcf_hdr_t *h)
 {
-    mbcf_peer_t *p = &m->peers[peer];
-
     h->version = MBCF_VERSION;
     h->type = (uint8_t)type;
     h->src = (uint16_t)m->rank;
-    h->seq = p->tx_seq++;
+    h->seq = type == MBCF_TYPE_CREDIT ? MBCF_SEQ_NONE : m->peers[peer].tx_seq++;
     h->len = (uint32_t)len;
-    h->credits = (uint32_t)p->rx_owed;
-    p->rx_owed = 0;
+    h->fifo_cr = 0;
+    h->eager_cr = 0;
 }
 
 int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen, const void *payload,
@@ -243,8 +341,9 @@ int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen
     mbcf_hdr_t h;
     int rc;
 
-    if (hdrlen + paylen > mbcf_fifo_max(m) || (!op && hdrlen + paylen > MBCF_INLINE_MAX)) {
-        ut_error("mbcf_fifo_send: message of %zu bytes too large", hdrlen + paylen);
+    if (type <= MBCF_TYPE_CREDIT || hdrlen + paylen > mbcf_fifo_max(m) ||
+        (!op && hdrlen + paylen > MBCF_INLINE_MAX)) {
+        ut_error("mbcf_fifo_send: message of type %d, %zu bytes refused", type, hdrlen + paylen);
         return UT_ERR_INVALID_PARAM;
     }
     if (!op) {
@@ -285,26 +384,79 @@ int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen
     return rc;
 }
 
+/* Explicit credit return: outside the ordered stream (MBCF_SEQ_NONE) and
+ * exempt from FIFO credits, so returning credits can never wait for them. */
+static void mbcf_credit_flush(mbcf_t *m, int peer)
+{
+    mbcf_peer_t *p = &m->peers[peer];
+    mbcf_op_t *op;
+    mbcf_hdr_t h;
+    int rc;
+
+    if (!p->credit_due)
+        return;
+    op = mbcf_op_get(m);
+    if (!op)
+        return;
+    op->owned = 1;
+    op->kind = MBCF_OP_SEND;
+    op->peer = peer;
+    mbcf_build_hdr(m, peer, MBCF_TYPE_CREDIT, 0, &h);
+    mbcf_hdr_credits(p, &h);
+    memcpy(op->inl, &h, sizeof(h));
+    op->iov[0].iov_base = op->inl;
+    op->iov[0].iov_len = sizeof(h);
+    op->iovcnt = 1;
+    rc = tl_send(m->tl, peer, op->iov, 1, op->tl_ctx);
+    if (rc == UT_ERR_NO_RESOURCE) {
+        mbcf_hdr_uncredit(p, &h);
+        mbcf_op_put(m, op);
+        return; /* retried by mbcf_progress */
+    }
+    p->credit_due = 0;
+    m->ncredit_due--;
+    m->stats.credit_msgs++;
+    if (rc != UT_INPROGRESS)
+        mbcf_op_complete(m, op, rc);
+}
+
+static void mbcf_credit_check(mbcf_t *m, int peer)
+{
+    mbcf_peer_t *p = &m->peers[peer];
+    /* A sender waiting to send the largest message has more than
+     * fifo_units - big units unreturned: once we owe that much, return them
+     * even below a quarter, or it waits forever when we send it nothing. */
+    size_t big = fifo_units(m, mbcf_fifo_max(m) + sizeof(mbcf_hdr_t));
+    size_t fthr = m->fifo_units / 4;
+
+    if (m->fifo_units >= big && m->fifo_units - big + 1 < fthr)
+        fthr = m->fifo_units - big + 1;
+    if (!fthr)
+        fthr = 1;
+    if (p->credit_due)
+        return;
+    if (p->rx_fifo_owed >= fthr || p->rx_eager_owed >= m->eager_units / 4) {
+        p->credit_due = 1;
+        m->ncredit_due++;
+        mbcf_credit_flush(m, peer);
+    }
+}
+
 int mbcf_credits_take(mbcf_t *m, int peer, size_t n)
 {
     mbcf_peer_t *p = &m->peers[peer];
-    if (p->tx_credits < n)
+    size_t u = units(n);
+
+    if (p->tx_eager < u)
         return 0;
-    p->tx_credits -= n;
+    p->tx_eager -= u;
     return 1;
 }
 
 void mbcf_credits_return(mbcf_t *m, int peer, size_t n)
 {
-    mbcf_peer_t *p = &m->peers[peer];
-
-    p->rx_owed += n;
-    /* Return eagerly once a quarter of the window is owed; smaller amounts
-     * ride on the next message to that peer. */
-    if (p->rx_owed >= m->credits / 4 && p->rx_owed) {
-        m->stats.credit_msgs++;
-        mbcf_fifo_send(m, peer, MBCF_TYPE_CREDIT, NULL, 0, NULL, 0, NULL);
-    }
+    m->peers[peer].rx_eager_owed += units(n);
+    mbcf_credit_check(m, peer);
 }
 
 /* --------------------------------------------------------------- write */
@@ -362,23 +514,25 @@ static void mbcf_tx_done_cb(void *arg, void *op_ctx, int status)
 
 /* ------------------------------------------------------------- receive */
 
-static void mbcf_deliver(mbcf_t *m, const mbcf_hdr_t *h, const char *body)
+static void mbcf_apply_credits(mbcf_t *m, const mbcf_hdr_t *h)
 {
     mbcf_peer_t *p = &m->peers[h->src];
 
-    if (h->credits) {
-        if (p->tx_credits + h->credits > m->credits) {
-            ut_warn("rank %d returned more credits than it was given; clamped", h->src);
-            m->stats.rejected++;
-            p->tx_credits = m->credits;
-        } else {
-            p->tx_credits += h->credits;
-        }
+    if (p->tx_fifo + h->fifo_cr > m->fifo_units || p->tx_eager + h->eager_cr > m->eager_units) {
+        ut_warn("rank %d returned more credits than it was given; clamped", h->src);
+        m->stats.rejected++;
     }
+    p->tx_fifo = p->tx_fifo + h->fifo_cr > m->fifo_units ? m->fifo_units : p->tx_fifo + h->fifo_cr;
+    p->tx_eager = p->tx_eager + h->eager_cr > m->eager_units ? m->eager_units : p->tx_eager + h->eager_cr;
+}
+
+static void mbcf_deliver(mbcf_t *m, const mbcf_hdr_t *h, const char *body)
+{
     m->stats.fifo_recv++;
-    if (h->type == MBCF_TYPE_CREDIT)
-        return;
     m->handlers[h->type](m->handler_args[h->type], h->src, body, h->len);
+    /* Its FIFO space is free again (the handler copied what it keeps). */
+    m->peers[h->src].rx_fifo_owed += fifo_units(m, h->len + sizeof(*h));
+    mbcf_credit_check(m, h->src);
 }
 
 static void mbcf_recv_cb(void *arg, const void *buf, size_t len)
@@ -395,9 +549,16 @@ static void mbcf_recv_cb(void *arg, const void *buf, size_t len)
     if (h.version != MBCF_VERSION || h.len != len - sizeof(h) || h.src >= m->size || h.src == m->rank ||
         h.type >= MBCF_MAX_TYPES || (h.type != MBCF_TYPE_CREDIT && !m->handlers[h.type]))
         goto reject;
+    if (h.type == MBCF_TYPE_CREDIT) {
+        if (h.seq != MBCF_SEQ_NONE || h.len)
+            goto reject;
+        mbcf_apply_credits(m, &h);
+        return;
+    }
     p = &m->peers[h.src];
     if (h.seq == p->rx_seq) {
         p->rx_seq++;
+        mbcf_apply_credits(m, &h);
         mbcf_deliver(m, &h, (const char *)buf + sizeof(h));
         /* Deliver what was waiting for this one. */
         while (!ut_list_empty(&p->held)) {
@@ -408,12 +569,13 @@ static void mbcf_recv_cb(void *arg, const void *buf, size_t len)
             m->nheld--;
             p->rx_seq++;
             memcpy(&h, held->bytes, sizeof(h));
+            mbcf_apply_credits(m, &h);
             mbcf_deliver(m, &h, held->bytes + sizeof(h));
             free(held);
         }
         return;
     }
-    if ((int32_t)(h.seq - p->rx_seq) < 0 || m->nheld >= MBCF_REORDER_MAX)
+    if ((int32_t)(h.seq - p->rx_seq) < 0 || h.seq == MBCF_SEQ_NONE || m->nheld >= MBCF_REORDER_MAX)
         goto reject;
     /* Ahead of order: keep a copy, sorted by seq. */
     held = malloc(sizeof(*held) + len);
@@ -453,20 +615,31 @@ static void mbcf_notify_cb(void *arg, uint32_t data)
 
 int mbcf_progress(mbcf_t *m)
 {
-    int n = tl_progress(m->tl);
+    ut_list_t *e, *tmp;
+    int n = tl_progress(m->tl), i;
 
-    while (!ut_list_empty(&m->pending)) {
-        mbcf_op_t *op = ut_container_of(m->pending.next, mbcf_op_t, link);
-        int rc = mbcf_op_issue(m, op);
-        if (rc == UT_ERR_NO_RESOURCE) {
-            m->stats.retries++;
-            break;
+    if (m->ncredit_due)
+        for (i = 0; i < m->size; i++)
+            if (m->peers[i].credit_due)
+                mbcf_credit_flush(m, i);
+    ut_list_for_each_safe(e, tmp, &m->active)
+    {
+        mbcf_peer_t *p = ut_container_of(e, mbcf_peer_t, active_link);
+        while (!ut_list_empty(&p->pending)) {
+            mbcf_op_t *op = ut_container_of(p->pending.next, mbcf_op_t, link);
+            int rc = mbcf_op_issue(m, op);
+            if (rc == UT_ERR_NO_RESOURCE)
+                break;
+            ut_list_del(&op->link);
+            n++;
+            if (rc == UT_INPROGRESS)
+                continue;
+            mbcf_op_complete(m, op, rc);
         }
-        ut_list_del(&op->link);
-        n++;
-        if (rc == UT_INPROGRESS)
-            continue;
-        mbcf_op_complete(m, op, rc);
+        if (ut_list_empty(&p->pending)) {
+            ut_list_del(&p->active_link);
+            p->active = 0;
+        }
     }
     return n;
 }

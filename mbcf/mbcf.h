@@ -13,14 +13,22 @@
  * FIFO wire header (16 bytes, little endian, read with memcpy: multi-recv
  * buffers pack messages unaligned):
  *
- *   0        1        2                4                8               12              16
- *   +--------+--------+----------------+----------------+---------------+---------------+
- *   |version | type   | src rank (u16) | fifo seq (u32) | length (u32)  | credits (u32) |
- *   +--------+--------+----------------+----------------+---------------+---------------+
+ *   0        1        2                4                8               12       14       16
+ *   +--------+--------+----------------+----------------+---------------+--------+--------+
+ *   |version | type   | src rank (u16) | fifo seq (u32) | length (u32)  |fifo cr |eager cr|
+ *   +--------+--------+----------------+----------------+---------------+--------+--------+
  *   followed by `length` bytes for the handler.
  *
  * fifo seq is per (sender, receiver) and restores order across multi-recv
- * buffers. credits returns eager-buffer bytes to the receiver of the header.
+ * buffers (CREDIT messages carry MBCF_SEQ_NONE and are applied at once).
+ * Two kinds of credit flow back to the receiver of a header, in units of
+ * MBCF_CREDIT_UNIT bytes:
+ *   fifo cr:  FIFO space the receiver has drained (every message but CREDIT
+ *             costs FIFO space; a sender without enough waits, in order, so
+ *             the provider never buffers for us);
+ *   eager cr: eager payload the receiver has consumed (matched); without
+ *             enough, proto sends an RTS instead of the payload, which bounds
+ *             unexpected eager data per peer.
  * Every header is validated (version, type, source, length, seq) before a
  * handler sees it; a bad one is counted and dropped.
  */
@@ -37,6 +45,8 @@
 #define MBCF_MAX_TYPES 16
 #define MBCF_TYPE_CREDIT 0   /* internal: header only, returns credits */
 #define MBCF_INLINE_MAX 192  /* bytes of header + payload copied into an op */
+#define MBCF_CREDIT_UNIT 256
+#define MBCF_SEQ_NONE 0xffffffffu
 
 typedef struct mbcf_hdr {
     uint8_t version;
@@ -44,7 +54,8 @@ typedef struct mbcf_hdr {
     uint16_t src;
     uint32_t seq;
     uint32_t len;
-    uint32_t credits;
+    uint16_t fifo_cr;
+    uint16_t eager_cr;
 } mbcf_hdr_t;
 _Static_assert(sizeof(mbcf_hdr_t) == 16, "mbcf header is 16 bytes on the wire");
 
@@ -94,12 +105,14 @@ typedef struct mbcf_stats {
     unsigned long rejected;      /* malformed headers dropped */
     unsigned long credit_msgs;
     unsigned long retries;       /* NO_RESOURCE retried */
+    unsigned long credit_waits;  /* FIFO messages that waited for credits */
 } mbcf_stats_t;
 
 typedef struct mbcf_params {
     int rank;
     int size;
-    size_t credits;          /* eager bytes each peer may have in flight to us */
+    size_t credits;          /* eager bytes each peer may have unconsumed at us */
+    size_t fifo_credits;     /* FIFO bytes each peer may fill at us (0: derived from the transport) */
     size_t write_chunk;      /* largest single write (0: transport max) */
 } mbcf_params_t;
 

@@ -28,6 +28,7 @@ typedef struct mpii_global {
     size_t credits;
     size_t fifo_buf_size;
     long fifo_bufs;
+    const char *fifo_mode;
     long req_max;
     size_t req_min;
     size_t write_chunk;

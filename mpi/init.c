@@ -31,6 +31,8 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      &mpii_g.credits},
     {"FIFO_BUF_SIZE", "1M", "bytes per FI_MULTI_RECV FIFO buffer", UT_CFG_SIZE, &mpii_g.fifo_buf_size},
     {"FIFO_BUFS", "8", "number of FIFO buffers", UT_CFG_INT, &mpii_g.fifo_bufs},
+    {"FIFO_MODE", "auto", "multi (FI_MULTI_RECV buffers), single (one message per buffer), auto (single on sockets)",
+     UT_CFG_STRING, &mpii_g.fifo_mode},
     {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
     {"REQ_MIN", "0", "smallest receive buffer that issues a REQ", UT_CFG_SIZE, &mpii_g.req_min},
     {"WRITE_CHUNK", "0", "largest single remote write (0: provider maximum)", UT_CFG_SIZE, &mpii_g.write_chunk},
@@ -93,6 +95,7 @@ static int transport_open(void)
     tp.fifo_buf_size = mpii_g.fifo_buf_size;
     tp.fifo_buf_count = (int)mpii_g.fifo_bufs;
     tp.min_fifo_free = mpii_g.eager_limit + 256;
+    tp.fifo_mode = strcmp(mpii_g.fifo_mode, "auto") ? mpii_g.fifo_mode : NULL;
     if (tp.fifo_buf_size < 4 * tp.min_fifo_free)
         tp.fifo_buf_size = 4 * tp.min_fifo_free;
     rc = tl_ofi_ops.open(&tp, &cb, &mpii_g.tl);

@@ -185,6 +185,8 @@ typedef struct proto_peer {
     int narmed;
     uint32_t used[USED_RING]; /* recent seqs sent through a REQ (cancel) */
     int req_win;             /* REQs we may have out: doubles on use, 1 after a conflict */
+    int req_backoff;         /* after repeated conflicts: FIFO messages to let pass ... */
+    int req_skip;            /* ... before the next REQ to this peer */
     int nused;
 } proto_peer_t;
 
@@ -452,14 +454,17 @@ static int tag_match(int want, int have)
     return want == have || (want == PROTO_ANY && have >= 0);
 }
 
-static proto_req_t *match_posted(proto_t *p, uint32_t ctx, int src, int tag)
+/* A named-source receive takes only messages from its peer (world rank): a
+ * FIFO message from another rank claiming that source must not complete it
+ * (it may have a REQ out to the real peer). */
+static proto_req_t *match_posted(proto_t *p, int peer, uint32_t ctx, int src, int tag)
 {
     ut_list_t *e, *tmp;
 
     ut_list_for_each_safe(e, tmp, &p->posted)
     {
         proto_req_t *r = ut_container_of(e, proto_req_t, link);
-        if (r->ctx == ctx && (r->src == src || r->src == PROTO_ANY) && tag_match(r->tag, tag))
+        if (r->ctx == ctx && ((r->src == src && r->peer == peer) || r->src == PROTO_ANY) && tag_match(r->tag, tag))
             return r;
     }
     return NULL;
@@ -554,7 +559,7 @@ static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, si
     memcpy(&env, msg, sizeof(env));
     if (type == PROTO_T_RTS)
         memcpy(&rts, msg, sizeof(rts));
-    r = match_posted(p, env.ctx, env.src, env.tag);
+    r = match_posted(p, peer, env.ctx, env.src, env.tag);
     if (r) {
         posted_remove(r);
         if (type == PROTO_T_EAGER) {
@@ -613,6 +618,10 @@ static void kill_reqs_from(proto_t *p, int peer, uint32_t q)
         pp->nreq_out--;
         r->req_out = 0;
         pp->req_win = 1;
+        /* A receive waiting behind many other messages would otherwise get a
+         * fresh REQ (and registration) for each of them. */
+        pp->req_backoff = pp->req_backoff < 512 ? pp->req_backoff * 2 + 1 : 1024;
+        pp->req_skip = pp->req_backoff;
         p->stats.req_killed++;
         if (r->resolved) {
             /* Cannot happen with a correct peer: it wrote for a seq it also sent. */
@@ -673,7 +682,7 @@ static void proto_req_scan(proto_t *p, int peer)
     ut_list_t *e, *tmp;
     uint32_t gen;
 
-    if (p->prm.eager_only || peer == p->prm.rank || pp->nhold || pp->nreq_out >= pp->req_win ||
+    if (p->prm.eager_only || peer == p->prm.rank || pp->nhold || pp->req_skip || pp->nreq_out >= pp->req_win ||
         ut_list_empty(&p->posted))
         return;
     gen = ++p->scan_gen;
@@ -738,6 +747,8 @@ static void fifo_msg_arrived(proto_t *p, int peer, int type, const char *msg, si
     proto_held_t *h;
     ut_list_t *e, *tmp;
 
+    if (pp->req_skip)
+        pp->req_skip--;
     kill_reqs_from(p, peer, q);
     if (q == pp->rx_next) {
         pp->rx_next++;
@@ -923,6 +934,7 @@ static void recv_resolve(proto_t *p, proto_req_t *r)
     r->st_src = r->src;
     p->stats.write_msgs++;
     p->stats.req_used++;
+    p->peers[r->peer].req_backoff = 0;
     if (p->peers[r->peer].req_win < p->prm.req_max)
         p->peers[r->peer].req_win *= 2;
     if (p->peers[r->peer].req_win > p->prm.req_max)
@@ -961,8 +973,9 @@ static void proto_h_notify(void *arg, uint32_t nw)
         }
         recv_resolve(p, r);
     }
-    if (r->rts_path && r->chunks_got == r->chunks_expected)
-        r->wdone = 1; /* RTS path: the chunk count was known from the start */
+    /* RTS path: the sender always sends a WDONE too; waiting for it (rather
+     * than completing on the last chunk) keeps a WDONE that arrives after
+     * the writes from naming a freed slot. */
     recv_check_done(p, r);
 }
 
@@ -994,7 +1007,7 @@ static void proto_h_wdone(void *arg, int src, const void *msg, size_t len)
         r->wdone = 1;
         recv_resolve(p, r);
     } else if (r->rts_path && r->state == PR_WAIT_DATA) {
-        /* RTS path with nothing to write */
+        /* RTS path: the chunk count is the one our CTS implied */
         if (w.chunks != r->chunks_expected)
             goto reject;
         r->wdone = 1;
@@ -1074,7 +1087,7 @@ reject:
 
 static void self_send(proto_t *p, proto_req_t *r)
 {
-    proto_req_t *rr = match_posted(p, r->ctx, r->src, r->tag);
+    proto_req_t *rr = match_posted(p, p->prm.rank, r->ctx, r->src, r->tag);
     proto_unexp_t *u;
 
     p->stats.self_msgs++;
@@ -1224,7 +1237,7 @@ int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int
     ut_list_for_each_safe(e, tmp, &p->unexp)
     {
         proto_unexp_t *u = ut_container_of(e, proto_unexp_t, link);
-        if (u->ctx != ctx || !(src == PROTO_ANY || src == u->src) || !tag_match(tag, u->tag))
+        if (u->ctx != ctx || !(src == PROTO_ANY || (src == u->src && peer == u->peer)) || !tag_match(tag, u->tag))
             continue;
         ut_list_del(&u->link);
         if (u->kind == PROTO_T_RTS) {

@@ -54,6 +54,7 @@ typedef struct tl_ofi {
     fi_addr_t *addrs;        /* by rank */
     ofi_rxbuf_t *rxbufs;
     int nrxbufs;
+    int multi;               /* FIFO as FI_MULTI_RECV buffers (else one message per buffer) */
     int virt_addr;           /* FI_MR_VIRT_ADDR granted */
     int prov_key;            /* FI_MR_PROV_KEY granted */
     int mr_endpoint;         /* FI_MR_ENDPOINT granted */
@@ -141,7 +142,7 @@ static int ofi_post_rxbuf(tl_ofi_t *t, ofi_rxbuf_t *rb)
     ssize_t rc;
 
     do {
-        rc = fi_recvmsg(t->ep, &msg, FI_MULTI_RECV);
+        rc = fi_recvmsg(t->ep, &msg, t->multi ? FI_MULTI_RECV : 0);
         if (rc == -FI_EAGAIN)
             (void)fi_cq_read(t->cq, NULL, 0);
     } while (rc == -FI_EAGAIN);
@@ -246,27 +247,45 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
     t->super.caps.inject_size = t->info->tx_attr->inject_size;
     if (t->super.caps.inject_size > OFI_INJECT_STACK)
         t->super.caps.inject_size = OFI_INJECT_STACK;
-    t->super.caps.max_msg = t->info->ep_attr->max_msg_size;
+    /* A FIFO message must fit the free space a posted buffer guarantees. */
+    t->super.caps.max_msg = t->info->ep_attr->max_msg_size < min_free ? t->info->ep_attr->max_msg_size : min_free;
     t->super.caps.max_write = t->info->ep_attr->max_msg_size;
     t->super.caps.notify_bytes = (int)t->info->domain_attr->cq_data_size;
     t->super.caps.fd = -1;
 
     t->addrs = calloc((size_t)params->size, sizeof(*t->addrs));
-    t->nrxbufs = params->fifo_buf_count;
-    t->rxbufs = calloc((size_t)t->nrxbufs, sizeof(*t->rxbufs));
-    if (!t->addrs || !t->rxbufs) {
-        rc = UT_ERR_NO_MEMORY;
-        goto err_free;
-    }
-    for (i = 0; i < t->nrxbufs; i++) {
-        t->rxbufs[i].len = params->fifo_buf_size;
-        if (posix_memalign(&t->rxbufs[i].buf, 64, params->fifo_buf_size)) {
+    /* sockets 1.17 loses messages when a multi-recv buffer runs low under
+     * load (seen here with 16 ranks); there the FIFO is a ring of buffers of
+     * one message each, the same total size. */
+    t->multi = strcmp(t->info->fabric_attr->prov_name, "sockets") != 0;
+    if (params->fifo_mode && !strcmp(params->fifo_mode, "multi"))
+        t->multi = 1;
+    else if (params->fifo_mode && !strcmp(params->fifo_mode, "single"))
+        t->multi = 0;
+    {
+        size_t one = t->multi ? params->fifo_buf_size : min_free;
+        t->nrxbufs = t->multi ? params->fifo_buf_count
+                              : (int)((params->fifo_buf_size * (size_t)params->fifo_buf_count) / min_free);
+        if (t->nrxbufs < 16)
+            t->nrxbufs = 16;
+        t->rxbufs = calloc((size_t)t->nrxbufs, sizeof(*t->rxbufs));
+        if (!t->addrs || !t->rxbufs) {
             rc = UT_ERR_NO_MEMORY;
             goto err_free;
         }
-        rc = ofi_post_rxbuf(t, &t->rxbufs[i]);
-        if (rc != UT_OK)
-            goto err_free;
+        for (i = 0; i < t->nrxbufs; i++) {
+            t->rxbufs[i].len = one;
+            if (posix_memalign(&t->rxbufs[i].buf, 64, one)) {
+                rc = UT_ERR_NO_MEMORY;
+                goto err_free;
+            }
+            rc = ofi_post_rxbuf(t, &t->rxbufs[i]);
+            if (rc != UT_OK)
+                goto err_free;
+        }
+        /* A multi-recv buffer is released with up to min_free unused. */
+        t->super.caps.fifo_bytes = t->multi ? (size_t)t->nrxbufs * (one - min_free) : (size_t)t->nrxbufs * one;
+        t->super.caps.fifo_slot = t->multi ? 0 : one;
     }
     *tl_p = &t->super;
     return UT_OK;
@@ -455,7 +474,7 @@ static int ofi_progress(tl_t *tl)
              * may carry FI_MULTI_RECV alone; rxm flags the last message. */
             if (e->len && (e->flags & FI_RECV))
                 t->cb.recv(t->cb.arg, e->buf, e->len);
-            if (e->flags & FI_MULTI_RECV) {
+            if ((e->flags & FI_MULTI_RECV) || !t->multi) {
                 ofi_rxbuf_t *rb = e->op_context;
                 ut_debug("FIFO buffer %d released", (int)(rb - t->rxbufs));
                 rb->posted = 0;

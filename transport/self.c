@@ -96,6 +96,8 @@ static int self_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t *
     t->super.caps.max_write = 1 << 20; /* small, so chunking is exercised */
     t->super.caps.notify_bytes = 4;
     t->super.caps.fd = -1;
+    t->super.caps.fifo_bytes = 1 << 20;
+    t->super.caps.fifo_slot = 0;
     t->cb = *cb;
     t->group = g;
     t->rank = params->rank;

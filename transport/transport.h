@@ -42,6 +42,8 @@ typedef struct tl_caps {
     size_t max_write;        /* largest single write */
     int notify_bytes;        /* remote CQ data bytes (>= 4) */
     int fd;                  /* waitable fd, or -1 */
+    size_t fifo_bytes;       /* receive FIFO capacity */
+    size_t fifo_slot;        /* FIFO bytes any message occupies at least (0: its size) */
 } tl_caps_t;
 
 /* Callbacks into the layer above (mbcf/). */
@@ -62,6 +64,7 @@ typedef struct tl_params {
     size_t fifo_buf_size;    /* bytes per multi-recv buffer */
     int fifo_buf_count;
     size_t min_fifo_free;    /* a buffer is released when less than this is free (>= max message) */
+    const char *fifo_mode;   /* "multi" (FI_MULTI_RECV), "single" (a message per buffer), NULL: per provider */
 } tl_params_t;
 
 typedef struct tl_ops {
