@@ -982,7 +982,7 @@ static void proto_h_notify(void *arg, uint32_t nw)
 static void proto_h_wdone(void *arg, int src, const void *msg, size_t len)
 {
     proto_t *p = arg;
-    proto_wdone_t w;
+    proto_wdone_t w = {0};
     proto_req_t *r = NULL;
     size_t wlen;
 
