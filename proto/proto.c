@@ -253,6 +253,10 @@ int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p)
     p->prm = *params;
     if (p->prm.req_max < 1)
         p->prm.req_max = 1;
+    /* A cancel asks whether its seq went through a REQ: the sender keeps the
+     * last USED_RING of them, so no more may be outstanding. */
+    if (p->prm.req_max > USED_RING)
+        p->prm.req_max = USED_RING;
     if (m && p->prm.eager_limit + sizeof(proto_env_t) > mbcf_fifo_max(m))
         p->prm.eager_limit = mbcf_fifo_max(m) - sizeof(proto_env_t);
     p->peers = calloc((size_t)params->size, sizeof(*p->peers));
@@ -945,7 +949,8 @@ static void recv_resolve(proto_t *p, proto_req_t *r)
 static void recv_check_done(proto_t *p, proto_req_t *r)
 {
     if (r->wdone && r->chunks_got == r->chunks_expected) {
-        p->stats.write_bytes += r->st_len < r->len ? r->st_len : r->len;
+        if (!r->rts_path)
+            p->stats.write_bytes += r->st_len < r->len ? r->st_len : r->len;
         proto_recv_complete(p, r);
     }
 }
