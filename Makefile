@@ -68,12 +68,13 @@ $(BUILD)/unit/test_mbcf: tests/unit/test_mbcf.c $(CORE_SRCS)
 clean-all: clean
 	rm -rf build-asan
 
-.PHONY: deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
+.PHONY: asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
 deps:
 	@scripts/install-deps.sh
 
 test: deps
 	$(MAKE) all $(UNIT_TESTS)
+	$(MAKE) asan-build
 	scripts/run_tests.sh
 
 test-unit: all $(UNIT_TESTS)
@@ -93,18 +94,16 @@ check-layers:
 	done; \
 	if [ $$bad = 0 ]; then echo "layers ok"; else echo "layer violation(s) above"; exit 1; fi
 
-# Sanitizer build (ASan + UBSan) in its own tree; runs the unit tests and a
-# multi-process smoke test.
+# Sanitizer build (ASan + UBSan) in its own tree (build-asan/): the unit
+# tests and a multi-process smoke run (scripts/run_tests.sh asan). Part of
+# `make test`.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
-asan: deps
-	$(MAKE) all
+asan-build:
 	$(MAKE) BUILD=build-asan LIBDIR=build-asan/lib CFLAGS="$(ASAN_FLAGS)" \
-	    UNIT_CFLAGS="$(ASAN_FLAGS) $(WFLAGS) $(CPPFLAGS)" asan-run
-asan-run: $(LIBDIR)/libmpi.a $(UNIT_TESTS)
-	MBMPI_TEST_VALGRIND=0 MBMPI_UNIT_DIR=$(BUILD)/unit scripts/run_tests.sh unit
-	MBMPI_CC="cc $(ASAN_FLAGS)" MBMPI_LIBDIR=$(CURDIR)/$(LIBDIR) MBMPI_TEST_BUILD=$(CURDIR)/$(BUILD)/tests/mpi \
-	    CFLAGS="-O1 -g" ASAN_OPTIONS=detect_leaks=1 tests/mpi/run.sh --providers "shm tcp" \
-	    --filter 'p2p_(basic|order|cancel|nonblocking|truncate) np=(2|4)|coll_basic np=3|comm np=3'
+	    UNIT_CFLAGS="$(ASAN_FLAGS) $(WFLAGS) $(CPPFLAGS)" build-asan/lib/libmpi.a asan-units
+asan-units: $(UNIT_TESTS)
+asan: deps all asan-build
+	scripts/run_tests.sh asan
 
 bench: deps
 	@scripts/install-deps.sh --bench

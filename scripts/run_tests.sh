@@ -2,12 +2,13 @@
 # scripts/run_tests.sh: what `make test` runs after building. Every suite
 # prints its own results; this adds them up and ends with one line
 # "N passed, M failed". Exit status 1 when anything failed.
-#   scripts/run_tests.sh [unit] [launch] [mpi] (default: all three)
+#   scripts/run_tests.sh [unit] [launch] [mpi] [asan] (default: all four;
+#   asan needs `make asan-build` first)
 #   MBMPI_TEST_PROVIDERS="shm tcp sockets" selects the providers of the MPI suite.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-suites=${*:-unit launch mpi}
+suites=${*:-unit launch mpi asan}
 total_pass=0
 total_fail=0
 log=$(mktemp -d)
@@ -61,6 +62,27 @@ for s in $suites; do
         echo "== MPI tests through bin/mpirun"
         tests/mpi/run.sh --providers "${MBMPI_TEST_PROVIDERS:-shm tcp sockets}" 2>&1 | tee "$log/m"
         count "$log/m"
+        ;;
+    asan)
+        echo "== ASan + UBSan: unit tests and an MPI smoke run (build-asan/)"
+        asan="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
+        for t in build-asan/unit/test_*; do
+            [ -x "$t" ] || continue
+            UBSAN_OPTIONS=halt_on_error=1 "$t" >"$log/a" 2>&1
+            rc=$?
+            cat "$log/a"
+            count "$log/a"
+            if [ $rc != 0 ] && ! grep -q '^\[  FAILED  \]' "$log/a"; then
+                echo "not ok - $t (sanitizer) exited with status $rc"
+                total_fail=$((total_fail + 1))
+            fi
+        done
+        MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/mpi" \
+            CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
+            tests/mpi/run.sh --providers "shm tcp" \
+            --filter 'p2p_(basic|order|cancel|nonblocking|truncate) np=(2|4)|proto_paths np=2|coll_basic np=3|comm np=3' \
+            2>&1 | tee "$log/am"
+        count "$log/am"
         ;;
     esac
 done
