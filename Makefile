@@ -68,12 +68,12 @@ $(BUILD)/unit/test_mbcf: tests/unit/test_mbcf.c $(CORE_SRCS)
 clean-all: clean
 	rm -rf build-asan
 
-.PHONY: asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
+.PHONY: stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
 deps:
 	@scripts/install-deps.sh
 
 test: deps
-	$(MAKE) all $(UNIT_TESTS)
+	$(MAKE) all $(UNIT_TESTS) build/stress
 	$(MAKE) asan-build
 	scripts/run_tests.sh
 
@@ -104,6 +104,19 @@ asan-build:
 asan-units: $(UNIT_TESTS)
 asan: deps all asan-build
 	scripts/run_tests.sh asan
+
+# Random traffic with checksums (tests/stress/stress.c); a short run is part
+# of `make test`, `make stress STRESS_S=600 STRESS_NP=8` runs long.
+STRESS_S ?= 60
+STRESS_NP ?= 8
+build/stress: tests/stress/stress.c $(LIBDIR)/libmpi.a bin/mpicc
+	@mkdir -p build
+	bin/mpicc -O2 -g $(WFLAGS) $< -o $@
+stress: deps all build/stress
+	@for p in shm tcp; do \
+	    echo "== stress: $(STRESS_NP) ranks, $$p, $(STRESS_S) s"; \
+	    bin/mpirun -n $(STRESS_NP) --provider $$p --timeout $$(( $(STRESS_S) + 120 )) build/stress -t $(STRESS_S) -s $$$$ || exit 1; \
+	done
 
 bench: deps
 	@scripts/install-deps.sh --bench

@@ -2,13 +2,13 @@
 # scripts/run_tests.sh: what `make test` runs after building. Every suite
 # prints its own results; this adds them up and ends with one line
 # "N passed, M failed". Exit status 1 when anything failed.
-#   scripts/run_tests.sh [unit] [launch] [mpi] [asan] (default: all four;
+#   scripts/run_tests.sh [unit] [launch] [mpi] [stress] [asan] (default: all;
 #   asan needs `make asan-build` first)
 #   MBMPI_TEST_PROVIDERS="shm tcp sockets" selects the providers of the MPI suite.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-suites=${*:-unit launch mpi asan}
+suites=${*:-unit launch mpi stress asan}
 total_pass=0
 total_fail=0
 log=$(mktemp -d)
@@ -62,6 +62,20 @@ for s in $suites; do
         echo "== MPI tests through bin/mpirun"
         tests/mpi/run.sh --providers "${MBMPI_TEST_PROVIDERS:-shm tcp sockets}" 2>&1 | tee "$log/m"
         count "$log/m"
+        ;;
+    stress)
+        echo "== stress: random traffic with checksums (tests/stress)"
+        for p in shm tcp sockets; do
+            seed=$((RANDOM + 1))
+            if bin/mpirun -n 4 --provider "$p" --timeout 120 build/stress -t 6 -s $seed >"$log/s" 2>&1; then
+                echo "ok - stress np=4 $p seed=$seed: $(tail -1 "$log/s")"
+                total_pass=$((total_pass + 1))
+            else
+                echo "not ok - stress np=4 $p seed=$seed"
+                tail -5 "$log/s" | sed 's/^/#   /'
+                total_fail=$((total_fail + 1))
+            fi
+        done
         ;;
     asan)
         echo "== ASan + UBSan: unit tests and an MPI smoke run (build-asan/)"
