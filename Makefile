@@ -68,7 +68,10 @@ $(BUILD)/unit/test_mbcf: tests/unit/test_mbcf.c $(CORE_SRCS)
 clean-all: clean
 	rm -rf build-asan
 
-.PHONY: stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
+kill-test: all build/stress
+	MBMPI_KILL_RUNS=50 scripts/run_tests.sh kill
+
+.PHONY: kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
 deps:
 	@scripts/install-deps.sh
 

@@ -2,13 +2,13 @@
 # scripts/run_tests.sh: what `make test` runs after building. Every suite
 # prints its own results; this adds them up and ends with one line
 # "N passed, M failed". Exit status 1 when anything failed.
-#   scripts/run_tests.sh [unit] [launch] [mpi] [stress] [asan] (default: all;
+#   scripts/run_tests.sh [unit] [launch] [mpi] [stress] [kill] [asan] (default: all;
 #   asan needs `make asan-build` first)
 #   MBMPI_TEST_PROVIDERS="shm tcp sockets" selects the providers of the MPI suite.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-suites=${*:-unit launch mpi stress asan}
+suites=${*:-unit launch mpi stress kill asan}
 total_pass=0
 total_fail=0
 log=$(mktemp -d)
@@ -76,6 +76,11 @@ for s in $suites; do
                 total_fail=$((total_fail + 1))
             fi
         done
+        ;;
+    kill)
+        echo "== SIGKILL a random rank at a random moment (tests/stress/kill.sh)"
+        tests/stress/kill.sh "${MBMPI_KILL_RUNS:-5}" 2>&1 | tee "$log/k"
+        count "$log/k"
         ;;
     asan)
         echo "== ASan + UBSan: unit tests and an MPI smoke run (build-asan/)"
