@@ -103,7 +103,7 @@ _Static_assert(sizeof(proto_reqmsg_t) == 56, "req");
 typedef struct proto_cts {
     uint64_t sreq;
     uint32_t notify;
-    uint32_t pad;
+    uint32_t flags;          /* CTS_REFUSED: the receiver could not expose its buffer */
     uint64_t chunk;
     tl_rkey_t rkey;
 } proto_cts_t;
@@ -124,6 +124,8 @@ typedef struct proto_cancel_msg {
     uint32_t result;
     uint32_t pad;
 } proto_cancel_msg_t;
+
+#define CTS_REFUSED 1u
 
 enum { CANCEL_DISARMED = 0, CANCEL_NOT_USED = 1, CANCEL_USED = 2 };
 
@@ -524,7 +526,10 @@ static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, s
     if (wlen) {
         rc = proto_expose(p, r, wlen);
         if (rc != UT_OK) {
+            /* Tell the sender (CTS_REFUSED) so it does not wait forever. */
             ut_error("exposing a %zu-byte receive buffer failed: %s", wlen, ut_status_str(rc));
+            cts.flags = CTS_REFUSED;
+            mbcf_fifo_send(p->m, peer, PROTO_T_CTS, &cts, sizeof(cts), NULL, 0, NULL);
             r->st_err = rc;
             proto_recv_complete(p, r);
             return;
@@ -909,10 +914,15 @@ static void proto_h_cts(void *arg, int src, const void *msg, size_t len)
         goto reject;
     memcpy(&c, msg, sizeof(c));
     r = sreq_lookup(p, c.sreq);
-    if (!r || r->state != PS_WAIT_CTS || r->peer != src || c.chunk == 0)
+    if (!r || r->state != PS_WAIT_CTS || r->peer != src || (c.chunk == 0 && !(c.flags & CTS_REFUSED)))
         goto reject;
     slot_free(p->sslots, p->free_sslots, &p->nfree_sslots, (int)(uint32_t)r->sreq_id);
     r->sreq_id = UINT64_MAX;
+    if (c.flags & CTS_REFUSED) {
+        ut_error("rank %d could not expose its receive buffer; the send fails", src);
+        proto_send_complete(p, r, UT_ERR_NO_MEMORY);
+        return;
+    }
     if (c.rkey.len > r->len)
         c.rkey.len = r->len;
     rc = send_write(p, r, &c.rkey, c.chunk, c.notify, 0);

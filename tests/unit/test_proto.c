@@ -2031,6 +2031,28 @@ static void test_faults(void **state)
         }
     }
     traffic_ok();
+
+    /* A registration failure when the receive matches an RTS: the receiver
+     * refuses the CTS, both sides complete with an error, nobody waits
+     * forever (regression: the sender used to wait for a CTS that never came). */
+    {
+        unsigned char *bb = rbuf(10000);
+        void *dd = payload(10000, 1300);
+        proto_req_t rr, ss;
+
+        isend(A, &ss, dd, 10000, B, 3); /* above the eager limit: RTS */
+        progress_all();
+        tl_self_fail_next(W.tl[B], 0, 0, 1, UT_ERR_NO_MEMORY);
+        irecv(B, &rr, bb, 10000, A, 3);
+        progress_all();
+        assert_true(rr.done);
+        assert_int_not_equal(rr.st_err, UT_OK);
+        assert_true(ss.done);
+        assert_int_not_equal(ss.st_err, UT_OK);
+        free(bb);
+        free(dd);
+    }
+    traffic_ok();
 }
 
 /* ------------------------------------------------------------------ */
