@@ -34,6 +34,15 @@ typedef struct dt_run {
     size_t n;     /* how many in a row */
 } dt_run_t;
 
+struct dt_obj;
+
+/* A datatype argument of the constructor call: a predefined handle, or a
+ * counted reference to a derived type object (which outlives its handle). */
+typedef struct dt_ref {
+    MPI_Datatype named;
+    struct dt_obj *obj;
+} dt_ref_t;
+
 typedef struct dt_obj {
     mpii_datatype_t pub; /* what mpii_datatype_get returns */
     int lb_kind, ub_kind;
@@ -42,6 +51,19 @@ typedef struct dt_obj {
     dt_run_t *runs;
     size_t nelems; /* number of basic elements in one element */
     size_t blocks_cap, runs_cap;
+    /* lifetime (derived types): refs counts the handle binding plus every
+     * constructor record that names this object; hrefs counts the user's
+     * references through `handle` (MPI_Type_get_contents hands out more). */
+    int refs;
+    int hrefs;
+    MPI_Datatype handle; /* MPI_DATATYPE_NULL once every user reference is freed */
+    char name[MPI_MAX_OBJECT_NAME];
+    /* the constructor call (MPI_Type_get_envelope / MPI_Type_get_contents) */
+    int combiner;
+    int ni, na, nd;
+    int *ints;
+    MPI_Aint *aints;
+    dt_ref_t *dts;
 } dt_obj_t;
 
 #define NPREDEF (MPI_UB + 1)
@@ -133,6 +155,25 @@ static void set_marker(MPI_Datatype h, int is_lb)
                  alignof(struct pair));                                                      \
     } while (0)
 
+/* The standard names of the predefined types (MPI 3.1 section 6.8); where
+ * two names share a handle the first one of the standard's tables is used. */
+#define NAME(h) [h] = #h
+static const char *const predef_names[NPREDEF] = {
+    NAME(MPI_CHAR), NAME(MPI_SIGNED_CHAR), NAME(MPI_UNSIGNED_CHAR), NAME(MPI_BYTE), NAME(MPI_WCHAR),
+    NAME(MPI_SHORT), NAME(MPI_UNSIGNED_SHORT), NAME(MPI_INT), NAME(MPI_UNSIGNED), NAME(MPI_LONG),
+    NAME(MPI_UNSIGNED_LONG), [MPI_LONG_LONG_INT] = "MPI_LONG_LONG_INT", NAME(MPI_UNSIGNED_LONG_LONG),
+    NAME(MPI_FLOAT), NAME(MPI_DOUBLE), NAME(MPI_LONG_DOUBLE), NAME(MPI_C_BOOL), NAME(MPI_INT8_T),
+    NAME(MPI_INT16_T), NAME(MPI_INT32_T), NAME(MPI_INT64_T), NAME(MPI_UINT8_T), NAME(MPI_UINT16_T),
+    NAME(MPI_UINT32_T), NAME(MPI_UINT64_T), [MPI_C_FLOAT_COMPLEX] = "MPI_C_FLOAT_COMPLEX",
+    NAME(MPI_C_DOUBLE_COMPLEX), NAME(MPI_C_LONG_DOUBLE_COMPLEX), NAME(MPI_AINT), NAME(MPI_OFFSET),
+    NAME(MPI_COUNT), NAME(MPI_PACKED), NAME(MPI_FLOAT_INT), NAME(MPI_DOUBLE_INT), NAME(MPI_LONG_INT),
+    NAME(MPI_2INT), NAME(MPI_SHORT_INT), NAME(MPI_LONG_DOUBLE_INT), NAME(MPI_INTEGER), NAME(MPI_REAL),
+    NAME(MPI_DOUBLE_PRECISION), NAME(MPI_COMPLEX), NAME(MPI_DOUBLE_COMPLEX), NAME(MPI_LOGICAL),
+    NAME(MPI_CHARACTER), NAME(MPI_2INTEGER), NAME(MPI_2REAL), NAME(MPI_2DOUBLE_PRECISION),
+    NAME(MPI_INTEGER8), NAME(MPI_REAL8), NAME(MPI_LB), NAME(MPI_UB),
+};
+#undef NAME
+
 static void predef_setup(void)
 {
     if (predef_ready)
@@ -189,6 +230,11 @@ static void predef_setup(void)
     BASIC(MPI_REAL8, double);
     set_marker(MPI_LB, 1);
     set_marker(MPI_UB, 0);
+    for (int h = 1; h < NPREDEF; h++) {
+        predef[h].combiner = MPI_COMBINER_NAMED;
+        if (predef_names[h])
+            strcpy(predef[h].name, predef_names[h]);
+    }
     predef_ready = 1;
 }
 
@@ -209,14 +255,37 @@ static dt_obj_t *lookup(MPI_Datatype h)
     return NULL;
 }
 
-static void obj_free(dt_obj_t *t)
+static void contents_clear(dt_obj_t *t);
+
+/* Drop one reference to a derived type object; the last one frees it. */
+static void obj_release(dt_obj_t *t)
 {
+    if (!t || --t->refs > 0)
+        return;
+    contents_clear(t);
     free(t->pub.blocks);
     free(t->runs);
     free(t);
 }
 
-/* Store t in the table; MPI_DATATYPE_NULL when out of memory (t is kept). */
+/* Forget the constructor record, releasing the types it names. */
+static void contents_clear(dt_obj_t *t)
+{
+    for (int i = 0; i < t->nd; i++)
+        obj_release(t->dts[i].obj);
+    free(t->ints);
+    free(t->aints);
+    free(t->dts);
+    t->ints = NULL;
+    t->aints = NULL;
+    t->dts = NULL;
+    t->ni = t->na = t->nd = 0;
+    t->combiner = 0;
+}
+
+/* Store t in the table under a new handle, with one user reference (the
+ * table's binding owns one of t's refs: the caller's). MPI_DATATYPE_NULL when
+ * out of memory (t is kept). */
 static MPI_Datatype obj_register(dt_obj_t *t)
 {
     size_t i;
@@ -235,7 +304,18 @@ static MPI_Datatype obj_register(dt_obj_t *t)
         derived_cap = ncap;
     }
     derived[i] = t;
-    return (MPI_Datatype)(MBMPI_DATATYPE_PREDEFINED_MAX + 1 + i);
+    t->handle = (MPI_Datatype)(MBMPI_DATATYPE_PREDEFINED_MAX + 1 + i);
+    t->hrefs = 1;
+    return t->handle;
+}
+
+/* Remove t's handle from the table and drop the binding's reference. */
+static void obj_unbind(dt_obj_t *t)
+{
+    derived[(size_t)t->handle - MBMPI_DATATYPE_PREDEFINED_MAX - 1] = NULL;
+    t->handle = MPI_DATATYPE_NULL;
+    t->hrefs = 0;
+    obj_release(t);
 }
 
 int mpii_datatype_init(void)
@@ -248,10 +328,11 @@ void mpii_datatype_finalize(void)
 {
     for (size_t i = 0; i < derived_cap; i++)
         if (derived[i])
-            obj_free(derived[i]);
+            obj_unbind(derived[i]);
     free(derived);
     derived = NULL;
     derived_cap = 0;
+    predef_ready = 0; /* names set on predefined types do not outlive the library */
 }
 
 mpii_datatype_t *mpii_datatype_get(MPI_Datatype dt)
@@ -488,6 +569,7 @@ static dt_obj_t *obj_new(void)
     dt_obj_t *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
+    t->refs = 1;
     t->pub.in_use = 1;
     t->pub.basic = MPI_DATATYPE_NULL;
     t->align = 1;
@@ -508,15 +590,14 @@ typedef struct ctor {
     MPI_Datatype type;
 } ctor_t;
 
-/* Build, register and return the handle in *newtype; MPI_SUCCESS or MPI_ERR_NO_MEM.
- * Arguments must have been validated. */
-static int ctor_build(const ctor_t *c, int is_struct, MPI_Datatype *newtype)
+/* Build the type described by c (arguments validated); NULL when out of memory. */
+static dt_obj_t *ctor_make(const ctor_t *c, int is_struct)
 {
     builder_t b;
     memset(&b, 0, sizeof b);
     b.t = obj_new();
     if (!b.t)
-        return MPI_ERR_NO_MEM;
+        return NULL;
     for (int i = 0; i < c->n && !b.nomem; i++) {
         const dt_obj_t *old = lookup(c->types ? c->types[i] : c->type);
         size_t bl = (size_t)(c->bls ? c->bls[i] : c->bl);
@@ -526,8 +607,8 @@ static int ctor_build(const ctor_t *c, int is_struct, MPI_Datatype *newtype)
         add_component(&b, old, disp, bl);
     }
     if (b.nomem) {
-        obj_free(b.t);
-        return MPI_ERR_NO_MEM;
+        obj_release(b.t);
+        return NULL;
     }
     builder_finish(&b, is_struct);
     if (!is_struct && !b.bset) {
@@ -535,15 +616,10 @@ static int ctor_build(const ctor_t *c, int is_struct, MPI_Datatype *newtype)
         b.t->pub.basic = lookup(c->type)->pub.basic;
         b.t->pub.basic_count = 0;
     }
-    *newtype = obj_register(b.t);
-    if (*newtype == MPI_DATATYPE_NULL) {
-        obj_free(b.t);
-        return MPI_ERR_NO_MEM;
-    }
-    return MPI_SUCCESS;
+    return b.t;
 }
 
-/* Deep copy of t (uncommitted, derived). */
+/* Copy of t's type map (uncommitted, derived, unnamed, no constructor record). */
 static dt_obj_t *obj_clone(const dt_obj_t *t)
 {
     dt_obj_t *c = obj_new();
@@ -556,6 +632,15 @@ static dt_obj_t *obj_clone(const dt_obj_t *t)
     c->runs = NULL;
     c->blocks_cap = t->pub.nblocks;
     c->runs_cap = t->nruns;
+    c->refs = 1;
+    c->hrefs = 0;
+    c->handle = MPI_DATATYPE_NULL;
+    c->name[0] = '\0';
+    c->combiner = 0;
+    c->ni = c->na = c->nd = 0;
+    c->ints = NULL;
+    c->aints = NULL;
+    c->dts = NULL;
     if (t->pub.nblocks) {
         c->pub.blocks = malloc(t->pub.nblocks * sizeof *c->pub.blocks);
         if (!c->pub.blocks)
@@ -570,8 +655,105 @@ static dt_obj_t *obj_clone(const dt_obj_t *t)
     }
     return c;
 fail:
-    obj_free(c);
+    obj_release(c);
     return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* constructor records (MPI 3.1 section 4.1.13)                        */
+
+/* Room for the record of a constructor call; -1 when out of memory. */
+static int contents_init(dt_obj_t *t, int combiner, int ni, int na, int nd)
+{
+    t->ints = ni ? malloc((size_t)ni * sizeof *t->ints) : NULL;
+    t->aints = na ? malloc((size_t)na * sizeof *t->aints) : NULL;
+    t->dts = nd ? calloc((size_t)nd, sizeof *t->dts) : NULL;
+    if ((ni && !t->ints) || (na && !t->aints) || (nd && !t->dts)) {
+        contents_clear(t);
+        return -1;
+    }
+    t->combiner = combiner;
+    t->ni = ni;
+    t->na = na;
+    t->nd = nd;
+    return 0;
+}
+
+/* Record datatype argument i (a valid handle): derived ones are referenced. */
+static void contents_type(dt_obj_t *t, int i, MPI_Datatype h)
+{
+    dt_obj_t *o = lookup(h);
+    if (o->pub.predefined) {
+        t->dts[i].named = h;
+    } else {
+        t->dts[i].obj = o;
+        o->refs++;
+    }
+}
+
+/* Record the arguments of the constructor call that c describes. */
+static int contents_record(dt_obj_t *t, int combiner, const ctor_t *c)
+{
+    int n = c->n, na = 0, nd = 1;
+    long long ni = 0;
+    switch (combiner) {
+    case MPI_COMBINER_CONTIGUOUS: ni = 1; break;
+    case MPI_COMBINER_VECTOR: ni = 3; break;
+    case MPI_COMBINER_HVECTOR: ni = 2; na = 1; break;
+    case MPI_COMBINER_INDEXED: ni = 2LL * n + 1; break;
+    case MPI_COMBINER_HINDEXED: ni = (long long)n + 1; na = n; break;
+    case MPI_COMBINER_INDEXED_BLOCK: ni = (long long)n + 2; break;
+    case MPI_COMBINER_HINDEXED_BLOCK: ni = 2; na = n; break;
+    case MPI_COMBINER_STRUCT: ni = (long long)n + 1; na = n; nd = n; break;
+    default: return -1;
+    }
+    /* num_integers is an int: a record that long cannot be described */
+    if (ni > INT_MAX || contents_init(t, combiner, (int)ni, na, nd))
+        return -1;
+    switch (combiner) {
+    case MPI_COMBINER_CONTIGUOUS:
+        t->ints[0] = c->bl;
+        break;
+    case MPI_COMBINER_VECTOR:
+        t->ints[0] = n;
+        t->ints[1] = c->bl;
+        t->ints[2] = (int)c->stride;
+        break;
+    case MPI_COMBINER_HVECTOR:
+        t->ints[0] = n;
+        t->ints[1] = c->bl;
+        t->aints[0] = c->stride;
+        break;
+    case MPI_COMBINER_INDEXED:
+        t->ints[0] = n;
+        for (int i = 0; i < n; i++) {
+            t->ints[1 + i] = c->bls[i];
+            t->ints[1 + n + i] = c->idisp[i];
+        }
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        t->ints[0] = n;
+        t->ints[1] = c->bl;
+        for (int i = 0; i < n; i++)
+            t->ints[2 + i] = c->idisp[i];
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        t->ints[0] = n;
+        t->ints[1] = c->bl;
+        for (int i = 0; i < n; i++)
+            t->aints[i] = c->adisp[i];
+        break;
+    default: /* HINDEXED, STRUCT */
+        t->ints[0] = n;
+        for (int i = 0; i < n; i++) {
+            t->ints[1 + i] = c->bls[i];
+            t->aints[i] = c->adisp[i];
+        }
+        break;
+    }
+    for (int i = 0; i < nd; i++)
+        contents_type(t, i, c->types ? c->types[i] : c->type);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -593,12 +775,26 @@ fail:
             return mpii_err(NULL, MPI_ERR_COUNT, fn, "invalid count %d", (int)(n));          \
     } while (0)
 
-static int build_or_err(const char *fn, const ctor_t *c, int is_struct, MPI_Datatype *newtype)
+/* Register t (NULL: out of memory) and return its handle in *newtype. */
+static int publish(const char *fn, dt_obj_t *t, MPI_Datatype *newtype)
 {
-    int rc = ctor_build(c, is_struct, newtype);
-    if (rc != MPI_SUCCESS)
-        return mpii_err(NULL, rc, fn, "out of memory");
+    MPI_Datatype h = t ? obj_register(t) : MPI_DATATYPE_NULL;
+    if (h == MPI_DATATYPE_NULL) {
+        obj_release(t);
+        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    *newtype = h;
     return MPI_SUCCESS;
+}
+
+static int build_or_err(const char *fn, const ctor_t *c, int combiner, MPI_Datatype *newtype)
+{
+    dt_obj_t *t = ctor_make(c, combiner == MPI_COMBINER_STRUCT);
+    if (t && contents_record(t, combiner, c)) {
+        obj_release(t);
+        t = NULL;
+    }
+    return publish(fn, t, newtype);
 }
 
 static int check_blocklens(const char *fn, int count, const int bls[])
@@ -617,7 +813,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     CHECK_OLDTYPE(fn, oldtype);
     CHECK_PTR(fn, newtype, "newtype");
     ctor_t c = {.n = 1, .bl = count, .type = oldtype};
-    return build_or_err(fn, &c, 0, newtype);
+    return build_or_err(fn, &c, MPI_COMBINER_CONTIGUOUS, newtype);
 }
 
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -630,7 +826,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
     CHECK_OLDTYPE(fn, oldtype);
     CHECK_PTR(fn, newtype, "newtype");
     ctor_t c = {.n = count, .bl = blocklength, .stride = stride, .scale = 1, .type = oldtype};
-    return build_or_err(fn, &c, 0, newtype);
+    return build_or_err(fn, &c, MPI_COMBINER_VECTOR, newtype);
 }
 
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -644,7 +840,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
     CHECK_OLDTYPE(fn, oldtype);
     CHECK_PTR(fn, newtype, "newtype");
     ctor_t c = {.n = count, .bl = blocklength, .stride = stride, .type = oldtype};
-    return build_or_err(fn, &c, 0, newtype);
+    return build_or_err(fn, &c, MPI_COMBINER_HVECTOR, newtype);
 }
 
 int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
@@ -664,7 +860,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
     CHECK_PTR(fn, newtype, "newtype");
     ctor_t c = {.n = count, .bls = array_of_blocklengths, .idisp = array_of_displacements, .scale = 1,
                 .type = oldtype};
-    return build_or_err(fn, &c, 0, newtype);
+    return build_or_err(fn, &c, MPI_COMBINER_INDEXED, newtype);
 }
 
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
@@ -684,7 +880,39 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
     CHECK_OLDTYPE(fn, oldtype);
     CHECK_PTR(fn, newtype, "newtype");
     ctor_t c = {.n = count, .bls = array_of_blocklengths, .adisp = array_of_displacements, .type = oldtype};
-    return build_or_err(fn, &c, 0, newtype);
+    return build_or_err(fn, &c, MPI_COMBINER_HINDEXED, newtype);
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_indexed_block";
+    MPII_CHECK_INIT(fn);
+    CHECK_COUNT(fn, count);
+    if (blocklength < 0)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid blocklength %d", blocklength);
+    if (count > 0)
+        CHECK_PTR(fn, array_of_displacements, "array_of_displacements");
+    CHECK_OLDTYPE(fn, oldtype);
+    CHECK_PTR(fn, newtype, "newtype");
+    ctor_t c = {.n = count, .bl = blocklength, .idisp = array_of_displacements, .scale = 1, .type = oldtype};
+    return build_or_err(fn, &c, MPI_COMBINER_INDEXED_BLOCK, newtype);
+}
+
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_hindexed_block";
+    MPII_CHECK_INIT(fn);
+    CHECK_COUNT(fn, count);
+    if (blocklength < 0)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid blocklength %d", blocklength);
+    if (count > 0)
+        CHECK_PTR(fn, array_of_displacements, "array_of_displacements");
+    CHECK_OLDTYPE(fn, oldtype);
+    CHECK_PTR(fn, newtype, "newtype");
+    ctor_t c = {.n = count, .bl = blocklength, .adisp = array_of_displacements, .type = oldtype};
+    return build_or_err(fn, &c, MPI_COMBINER_HINDEXED_BLOCK, newtype);
 }
 
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
@@ -709,7 +937,119 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
     CHECK_PTR(fn, newtype, "newtype");
     ctor_t c = {.n = count, .bls = array_of_blocklengths, .adisp = array_of_displacements,
                 .types = array_of_types};
-    return build_or_err(fn, &c, 1, newtype);
+    return build_or_err(fn, &c, MPI_COMBINER_STRUCT, newtype);
+}
+
+/* The subarray of MPI 3.1 section 4.1.3: the selected elements of an array
+ * of oldtype (copy k at displacement k * extent(oldtype)), with lb 0 and the
+ * extent of the whole array. Arguments validated; the array's extent is
+ * `total` bytes. NULL when out of memory. */
+static dt_obj_t *subarray_make(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                               int order, const dt_obj_t *old, MPI_Aint total)
+{
+    builder_t b;
+    MPI_Aint *stride = malloc((size_t)ndims * sizeof *stride); /* in elements, dimension i (C order) */
+    int *sz = malloc((size_t)ndims * 4 * sizeof *sz), *sub = sz + ndims, *st = sub + ndims, *idx = st + ndims;
+    memset(&b, 0, sizeof b);
+    b.t = stride && sz ? obj_new() : NULL;
+    if (!b.t) {
+        free(stride);
+        free(sz);
+        return NULL;
+    }
+    /* dimension 0 varies slowest */
+    for (int i = 0; i < ndims; i++) {
+        int j = order == MPI_ORDER_C ? i : ndims - 1 - i;
+        sz[i] = sizes[j];
+        sub[i] = subsizes[j];
+        st[i] = starts[j];
+        idx[i] = 0;
+    }
+    stride[ndims - 1] = 1;
+    for (int i = ndims - 2; i >= 0; i--)
+        stride[i] = stride[i + 1] * sz[i + 1];
+    /* one block of sub[last] consecutive copies per index of the other dimensions */
+    for (;;) {
+        MPI_Aint k = 0;
+        int i;
+        for (i = 0; i < ndims; i++)
+            k += (MPI_Aint)(st[i] + idx[i]) * stride[i];
+        add_component(&b, old, k * old->pub.extent, (size_t)sub[ndims - 1]);
+        if (b.nomem)
+            break;
+        for (i = ndims - 2; i >= 0; i--) {
+            if (++idx[i] < sub[i])
+                break;
+            idx[i] = 0;
+        }
+        if (i < 0)
+            break;
+    }
+    free(stride);
+    free(sz);
+    if (b.nomem) {
+        obj_release(b.t);
+        return NULL;
+    }
+    builder_finish(&b, 0);
+    if (!b.bset) {
+        b.t->pub.basic = old->pub.basic;
+        b.t->pub.basic_count = 0;
+    }
+    b.t->lb_kind = b.t->ub_kind = BK_MARK;
+    b.t->pub.lb = 0;
+    b.t->pub.extent = total;
+    set_contig(b.t);
+    return b.t;
+}
+
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_subarray";
+    dt_obj_t *old, *t;
+    MPI_Aint total;
+    MPII_CHECK_INIT(fn);
+    if (ndims < 1 || ndims > (INT_MAX - 2) / 3)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid ndims %d", ndims);
+    CHECK_PTR(fn, array_of_sizes, "array_of_sizes");
+    CHECK_PTR(fn, array_of_subsizes, "array_of_subsizes");
+    CHECK_PTR(fn, array_of_starts, "array_of_starts");
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid order %d", order);
+    CHECK_OLDTYPE(fn, oldtype);
+    CHECK_PTR(fn, newtype, "newtype");
+    old = lookup(oldtype);
+    total = old->pub.extent;
+    for (int i = 0; i < ndims; i++) {
+        int n = array_of_sizes[i], m = array_of_subsizes[i], s = array_of_starts[i];
+        if (n < 1)
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid size %d in dimension %d", n, i);
+        if (m < 1 || m > n)
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid subsize %d in dimension %d (size %d)", m, i, n);
+        if (s < 0 || s > n - m)
+            return mpii_err(NULL, MPI_ERR_ARG, fn,
+                            "invalid start %d in dimension %d (size %d, subsize %d)", s, i, n, m);
+        if (__builtin_mul_overflow(total, (MPI_Aint)n, &total))
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "the array's extent overflows MPI_Aint");
+    }
+    t = subarray_make(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, old, total);
+    if (t && contents_init(t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1)) {
+        obj_release(t);
+        t = NULL;
+    }
+    if (t) {
+        t->ints[0] = ndims;
+        for (int i = 0; i < ndims; i++) {
+            t->ints[1 + i] = array_of_sizes[i];
+            t->ints[1 + ndims + i] = array_of_subsizes[i];
+            t->ints[1 + 2 * ndims + i] = array_of_starts[i];
+        }
+        t->ints[1 + 3 * ndims] = order;
+        contents_type(t, 0, oldtype);
+    }
+    return publish(fn, t, newtype);
 }
 
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
@@ -720,18 +1060,20 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
     CHECK_OLDTYPE(fn, oldtype);
     CHECK_PTR(fn, newtype, "newtype");
     t = obj_clone(lookup(oldtype));
-    if (!t)
-        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    t->lb_kind = t->ub_kind = BK_MARK;
-    t->pub.lb = lb;
-    t->pub.extent = extent;
-    set_contig(t);
-    *newtype = obj_register(t);
-    if (*newtype == MPI_DATATYPE_NULL) {
-        obj_free(t);
-        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    if (t && contents_init(t, MPI_COMBINER_RESIZED, 0, 2, 1)) {
+        obj_release(t);
+        t = NULL;
     }
-    return MPI_SUCCESS;
+    if (t) {
+        t->lb_kind = t->ub_kind = BK_MARK;
+        t->pub.lb = lb;
+        t->pub.extent = extent;
+        set_contig(t);
+        t->aints[0] = lb;
+        t->aints[1] = extent;
+        contents_type(t, 0, oldtype);
+    }
+    return publish(fn, t, newtype);
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -743,15 +1085,15 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     CHECK_PTR(fn, newtype, "newtype");
     old = lookup(oldtype);
     t = obj_clone(old);
-    if (!t)
-        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    t->pub.committed = old->pub.committed; /* same committed state (MPI 3.1 4.1.10) */
-    *newtype = obj_register(t);
-    if (*newtype == MPI_DATATYPE_NULL) {
-        obj_free(t);
-        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    if (t && contents_init(t, MPI_COMBINER_DUP, 0, 0, 1)) {
+        obj_release(t);
+        t = NULL;
     }
-    return MPI_SUCCESS;
+    if (t) {
+        t->pub.committed = old->pub.committed; /* same committed state (MPI 3.1 4.1.10) */
+        contents_type(t, 0, oldtype);
+    }
+    return publish(fn, t, newtype);
 }
 
 int MPI_Type_commit(MPI_Datatype *datatype)
@@ -778,9 +1120,10 @@ int MPI_Type_free(MPI_Datatype *datatype)
         return mpii_err(NULL, MPI_ERR_TYPE, fn, "invalid datatype %d", (int)*datatype);
     if (t->pub.predefined)
         return mpii_err(NULL, MPI_ERR_TYPE, fn, "cannot free predefined datatype %d", (int)*datatype);
-    /* types built from this one hold their own flattened copy: nothing refers to it */
-    derived[(size_t)*datatype - MBMPI_DATATYPE_PREDEFINED_MAX - 1] = NULL;
-    obj_free(t);
+    /* the handle dies with its last user reference (MPI_Type_get_contents
+     * can hand out more); types built from this one keep the object */
+    if (--t->hrefs == 0)
+        obj_unbind(t);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }
@@ -858,23 +1201,16 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+/* Basic elements of t in `bytes` received bytes; -1 if not a whole number. */
+static long long elements_of(const dt_obj_t *t, long long bytes)
 {
-    static const char fn[] = "MPI_Get_elements";
-    dt_obj_t *t;
-    unsigned long long bytes, full, rem, n;
-    MPII_CHECK_INIT(fn);
-    CHECK_PTR(fn, status, "status");
-    CHECK_OLDTYPE(fn, datatype);
-    CHECK_PTR(fn, count, "count");
-    t = lookup(datatype);
-    if (t->pub.size == 0 || status->mbmpi_count <= 0) {
-        *count = status->mbmpi_count < 0 ? MPI_UNDEFINED : 0;
-        return MPI_SUCCESS;
-    }
-    bytes = (unsigned long long)status->mbmpi_count;
-    full = bytes / t->pub.size;
-    rem = bytes % t->pub.size;
+    unsigned long long full, rem, n;
+    if (bytes < 0)
+        return -1;
+    if (t->pub.size == 0 || bytes == 0)
+        return 0;
+    full = (unsigned long long)bytes / t->pub.size;
+    rem = (unsigned long long)bytes % t->pub.size;
     n = full * t->nelems;
     /* a partial element: count the whole basic elements it holds */
     for (size_t r = 0; r < t->nruns && rem > 0; r++) {
@@ -883,16 +1219,268 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
             n += t->runs[r].n;
             rem -= run;
         } else {
-            if (rem % t->runs[r].esize != 0) {
-                *count = MPI_UNDEFINED;
-                return MPI_SUCCESS;
-            }
+            if (rem % t->runs[r].esize != 0)
+                return -1;
             n += rem / t->runs[r].esize;
             rem = 0;
         }
     }
-    *count = n > (unsigned long long)INT_MAX ? MPI_UNDEFINED : (int)n;
+    return n > (unsigned long long)LLONG_MAX ? -1 : (long long)n;
+}
+
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    static const char fn[] = "MPI_Get_elements";
+    long long n;
+    MPII_CHECK_INIT(fn);
+    CHECK_PTR(fn, status, "status");
+    CHECK_OLDTYPE(fn, datatype);
+    CHECK_PTR(fn, count, "count");
+    n = elements_of(lookup(datatype), status->mbmpi_count);
+    *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : (int)n;
     return MPI_SUCCESS;
+}
+
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    static const char fn[] = "MPI_Get_elements_x";
+    long long n;
+    MPII_CHECK_INIT(fn);
+    CHECK_PTR(fn, status, "status");
+    CHECK_OLDTYPE(fn, datatype);
+    CHECK_PTR(fn, count, "count");
+    n = elements_of(lookup(datatype), status->mbmpi_count);
+    *count = n < 0 ? MPI_UNDEFINED : (MPI_Count)n;
+    return MPI_SUCCESS;
+}
+
+/* Bytes of the first `count` basic elements of a sequence of elements of t;
+ * -1 if t holds no basic element but count > 0. */
+static long long bytes_of_elements(const dt_obj_t *t, long long count)
+{
+    unsigned long long full, rem, bytes;
+    if (count == 0)
+        return 0;
+    if (t->nelems == 0)
+        return -1;
+    full = (unsigned long long)count / t->nelems;
+    rem = (unsigned long long)count % t->nelems;
+    bytes = full * t->pub.size;
+    for (size_t r = 0; r < t->nruns && rem > 0; r++) {
+        unsigned long long n = t->runs[r].n < rem ? t->runs[r].n : rem;
+        bytes += n * t->runs[r].esize;
+        rem -= n;
+    }
+    return (long long)bytes;
+}
+
+/* MPI 3.1 section 12.3: set the status so that MPI_Get_elements(_x) on
+ * datatype gives count (and MPI_Get_count the matching number of elements). */
+static int status_set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    long long bytes;
+    MPII_CHECK_INIT(fn);
+    CHECK_PTR(fn, status, "status");
+    CHECK_OLDTYPE(fn, datatype);
+    if (count < 0)
+        return mpii_err(NULL, MPI_ERR_COUNT, fn, "invalid count %lld", (long long)count);
+    bytes = bytes_of_elements(lookup(datatype), count);
+    if (bytes < 0)
+        return mpii_err(NULL, MPI_ERR_TYPE, fn, "datatype %d holds no data", (int)datatype);
+    status->mbmpi_count = bytes;
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return status_set_elements("MPI_Status_set_elements", status, datatype, count);
+}
+
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return status_set_elements("MPI_Status_set_elements_x", status, datatype, count);
+}
+
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    static const char fn[] = "MPI_Type_size_x";
+    MPII_CHECK_INIT(fn);
+    CHECK_OLDTYPE(fn, datatype);
+    CHECK_PTR(fn, size, "size");
+    *size = (MPI_Count)lookup(datatype)->pub.size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    static const char fn[] = "MPI_Type_get_extent_x";
+    dt_obj_t *t;
+    MPII_CHECK_INIT(fn);
+    CHECK_OLDTYPE(fn, datatype);
+    CHECK_PTR(fn, lb, "lb");
+    CHECK_PTR(fn, extent, "extent");
+    t = lookup(datatype);
+    *lb = (MPI_Count)t->pub.lb;
+    *extent = (MPI_Count)t->pub.extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    static const char fn[] = "MPI_Type_get_true_extent_x";
+    dt_obj_t *t;
+    MPII_CHECK_INIT(fn);
+    CHECK_OLDTYPE(fn, datatype);
+    CHECK_PTR(fn, true_lb, "true_lb");
+    CHECK_PTR(fn, true_extent, "true_extent");
+    t = lookup(datatype);
+    *true_lb = (MPI_Count)t->pub.true_lb;
+    *true_extent = (MPI_Count)t->pub.true_extent;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* envelopes and contents (MPI 3.1 section 4.1.13)                     */
+
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                          int *combiner)
+{
+    static const char fn[] = "MPI_Type_get_envelope";
+    dt_obj_t *t;
+    MPII_CHECK_INIT(fn);
+    CHECK_OLDTYPE(fn, datatype);
+    CHECK_PTR(fn, num_integers, "num_integers");
+    CHECK_PTR(fn, num_addresses, "num_addresses");
+    CHECK_PTR(fn, num_datatypes, "num_datatypes");
+    CHECK_PTR(fn, combiner, "combiner");
+    t = lookup(datatype);
+    *num_integers = t->ni;
+    *num_addresses = t->na;
+    *num_datatypes = t->nd;
+    *combiner = t->combiner;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                          int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[])
+{
+    static const char fn[] = "MPI_Type_get_contents";
+    dt_obj_t *t;
+    int i;
+    MPII_CHECK_INIT(fn);
+    CHECK_OLDTYPE(fn, datatype);
+    t = lookup(datatype);
+    if (t->combiner == MPI_COMBINER_NAMED)
+        return mpii_err(NULL, MPI_ERR_TYPE, fn, "datatype %d is predefined (MPI_COMBINER_NAMED)",
+                        (int)datatype);
+    if (max_integers < t->ni || max_addresses < t->na || max_datatypes < t->nd)
+        return mpii_err(NULL, MPI_ERR_ARG, fn,
+                        "arrays too small: %d, %d, %d given, %d, %d, %d needed (MPI_Type_get_envelope)",
+                        max_integers, max_addresses, max_datatypes, t->ni, t->na, t->nd);
+    if (t->ni > 0)
+        CHECK_PTR(fn, array_of_integers, "array_of_integers");
+    if (t->na > 0)
+        CHECK_PTR(fn, array_of_addresses, "array_of_addresses");
+    if (t->nd > 0)
+        CHECK_PTR(fn, array_of_datatypes, "array_of_datatypes");
+    /* bind a handle to every derived type argument that lacks one first, so
+     * that running out of memory leaves nothing behind */
+    for (i = 0; i < t->nd; i++) {
+        dt_obj_t *o = t->dts[i].obj;
+        if (o && o->handle == MPI_DATATYPE_NULL) {
+            o->refs++; /* the binding's */
+            if (obj_register(o) == MPI_DATATYPE_NULL) {
+                o->refs--;
+                break;
+            }
+            o->hrefs = 0; /* counted below */
+        }
+    }
+    if (i < t->nd) {
+        for (int j = 0; j < i; j++) {
+            dt_obj_t *o = t->dts[j].obj;
+            if (o && o->handle != MPI_DATATYPE_NULL && o->hrefs == 0)
+                obj_unbind(o);
+        }
+        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    if (t->ni > 0)
+        memcpy(array_of_integers, t->ints, (size_t)t->ni * sizeof *t->ints);
+    if (t->na > 0)
+        memcpy(array_of_addresses, t->aints, (size_t)t->na * sizeof *t->aints);
+    /* predefined arguments come back as themselves; derived ones as a handle
+     * the caller must free (the original handle while it is valid) */
+    for (i = 0; i < t->nd; i++) {
+        dt_obj_t *o = t->dts[i].obj;
+        if (o) {
+            o->hrefs++;
+            array_of_datatypes[i] = o->handle;
+        } else {
+            array_of_datatypes[i] = t->dts[i].named;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* names (MPI 3.1 section 6.8)                                         */
+
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    static const char fn[] = "MPI_Type_set_name";
+    dt_obj_t *t;
+    MPII_CHECK_INIT(fn);
+    CHECK_OLDTYPE(fn, datatype);
+    CHECK_PTR(fn, type_name, "type_name");
+    t = lookup(datatype);
+    /* longer names are truncated to MPI_MAX_OBJECT_NAME - 1 characters */
+    strncpy(t->name, type_name, sizeof t->name - 1);
+    t->name[sizeof t->name - 1] = '\0';
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    static const char fn[] = "MPI_Type_get_name";
+    dt_obj_t *t;
+    MPII_CHECK_INIT(fn);
+    CHECK_OLDTYPE(fn, datatype);
+    CHECK_PTR(fn, type_name, "type_name");
+    CHECK_PTR(fn, resultlen, "resultlen");
+    t = lookup(datatype);
+    strcpy(type_name, t->name);
+    *resultlen = (int)strlen(t->name);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* MPI_Type_match_size (MPI 3.1 section 17.1.9)                        */
+
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const char fn[] = "MPI_Type_match_size";
+    /* in order of preference: the Fortran types, then the C ones */
+    static const MPI_Datatype reals[] = {MPI_REAL, MPI_DOUBLE_PRECISION, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype ints[] = {MPI_INTEGER, MPI_INTEGER8, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
+                                        MPI_INT64_T};
+    static const MPI_Datatype complexes[] = {MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype *list;
+    size_t n;
+    MPII_CHECK_INIT(fn);
+    CHECK_PTR(fn, datatype, "datatype");
+    switch (typeclass) {
+    case MPI_TYPECLASS_REAL: list = reals; n = sizeof reals / sizeof reals[0]; break;
+    case MPI_TYPECLASS_INTEGER: list = ints; n = sizeof ints / sizeof ints[0]; break;
+    case MPI_TYPECLASS_COMPLEX: list = complexes; n = sizeof complexes / sizeof complexes[0]; break;
+    default: return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid typeclass %d", typeclass);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (size >= 0 && lookup(list[i])->pub.size == (size_t)size) {
+            *datatype = list[i];
+            return MPI_SUCCESS;
+        }
+    return mpii_err(NULL, MPI_ERR_ARG, fn, "no type of class %d has size %d", typeclass, size);
 }
 
 /* ------------------------------------------------------------------ */
