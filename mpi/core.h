@@ -53,7 +53,8 @@ typedef struct mpii_request {
     void *tmp;
     void *ubuf;
     int ucount;
-    mpii_datatype_t *udt;
+    mpii_datatype_t *udt;    /* = &udt_copy: the user may free the type meanwhile */
+    mpii_datatype_t udt_copy;
     size_t ubytes;           /* bytes the user buffer holds */
 } mpii_request_t;
 

@@ -216,12 +216,18 @@ static int recv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *
     if (dt->contig || !len) {
         p = (char *)buf + dt->true_lb;
     } else {
-        r->tmp = malloc(len);
+        /* Keep a copy of the type map after the data: MPI lets the user
+         * free the datatype while the receive is pending. */
+        size_t off = (len + 15) & ~(size_t)15;
+        r->tmp = malloc(off + dt->nblocks * sizeof(mpii_dtblock_t));
         if (!r->tmp)
             return MPI_ERR_NO_MEM;
+        r->udt_copy = *dt;
+        r->udt_copy.blocks = (mpii_dtblock_t *)((char *)r->tmp + off);
+        memcpy(r->udt_copy.blocks, dt->blocks, dt->nblocks * sizeof(mpii_dtblock_t));
         r->ubuf = buf;
         r->ucount = count;
-        r->udt = dt;
+        r->udt = &r->udt_copy;
         p = r->tmp;
     }
     rc = proto_irecv(mpii_g.p, &r->pr, p, len, src == MPI_ANY_SOURCE ? -1 : c->world_ranks[src],
