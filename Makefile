@@ -74,7 +74,7 @@ clean-all: clean
 kill-test: all build/stress
 	MBMPI_KILL_RUNS=50 scripts/run_tests.sh kill
 
-.PHONY: kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
+.PHONY: verify fuzz kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
 deps:
 	@scripts/install-deps.sh
 
@@ -123,6 +123,17 @@ stress: deps all build/stress
 	    echo "== stress: $(STRESS_NP) ranks, $$p, $(STRESS_S) s"; \
 	    bin/mpirun -n $(STRESS_NP) --provider $$p --timeout $$(( $(STRESS_S) + 120 )) build/stress -t $(STRESS_S) -s $$$$ || exit 1; \
 	done
+
+# The Promela model of the point-to-point protocol (proto/model/), checked
+# with spin, and the planted-bug run that must produce a counterexample.
+verify:
+	bash proto/model/run.sh
+	bash proto/model/planted.sh
+
+# libFuzzer targets (FIFO messages, bootstrap store), FUZZ_S seconds each.
+FUZZ_S ?= 60
+fuzz:
+	FUZZ_S=$(FUZZ_S) bash tests/fuzz/run.sh
 
 bench: deps
 	@scripts/install-deps.sh --bench

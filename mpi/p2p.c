@@ -270,6 +270,14 @@ static int req_finish(mpii_request_t *r, MPI_Status *st)
             err = MPI_ERR_TRUNCATE;
         else if (pr->st_err != UT_OK)
             err = MPI_ERR_OTHER;
+        /* The envelope's source is the peer's claim: it must name, in this
+         * communicator, the rank the message came from. */
+        if (!pr->cancelled && pr->st_src != MPI_PROC_NULL &&
+            (pr->st_src < 0 || pr->st_src >= r->comm->size || r->comm->world_ranks[pr->st_src] != pr->st_peer)) {
+            if (st)
+                st->MPI_SOURCE = MPI_ANY_SOURCE;
+            err = MPI_ERR_OTHER;
+        }
     } else {
         if (st) {
             st->MPI_SOURCE = pr->st_src;

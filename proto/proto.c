@@ -484,12 +484,13 @@ static void posted_remove(proto_req_t *r)
 }
 
 /* Copy a matched eager payload into the receive and complete it. */
-static void deliver_eager(proto_t *p, proto_req_t *r, int src, int tag, const char *data, size_t len)
+static void deliver_eager(proto_t *p, proto_req_t *r, int peer, int src, int tag, const char *data, size_t len)
 {
     size_t n = len < r->len ? len : r->len;
     if (n)
         memcpy(r->buf, data, n);
     r->st_src = src;
+    r->st_peer = peer;
     r->st_tag = tag;
     r->st_len = len;
     proto_recv_complete(p, r);
@@ -515,6 +516,7 @@ static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, s
 
     r->state = PR_WAIT_DATA;
     r->peer = peer;
+    r->st_peer = peer;
     r->st_src = src;
     r->st_tag = tag;
     r->st_len = len;
@@ -572,7 +574,7 @@ static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, si
     if (r) {
         posted_remove(r);
         if (type == PROTO_T_EAGER) {
-            deliver_eager(p, r, env.src, env.tag, msg + sizeof(env), (size_t)env.len);
+            deliver_eager(p, r, peer, env.src, env.tag, msg + sizeof(env), (size_t)env.len);
             mbcf_credits_return(p->m, peer, eager_cost((size_t)env.len));
         } else {
             answer_rts(p, r, peer, env.src, env.tag, (size_t)env.len, rts.sreq);
@@ -946,6 +948,7 @@ static void recv_resolve(proto_t *p, proto_req_t *r)
         posted_remove(r);
     r->state = PR_WAIT_DATA;
     r->st_src = r->src;
+    r->st_peer = r->peer;
     p->stats.write_msgs++;
     p->stats.req_used++;
     p->peers[r->peer].req_backoff = 0;
@@ -1108,7 +1111,7 @@ static void self_send(proto_t *p, proto_req_t *r)
     p->stats.self_msgs++;
     if (rr) {
         posted_remove(rr);
-        deliver_eager(p, rr, r->src, r->tag, r->buf, r->len);
+        deliver_eager(p, rr, p->prm.rank, r->src, r->tag, r->buf, r->len);
         proto_send_complete(p, r, UT_OK);
         return;
     }
@@ -1258,10 +1261,10 @@ int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int
         if (u->kind == PROTO_T_RTS) {
             answer_rts(p, r, u->peer, u->src, u->tag, u->len, u->sreq);
         } else if (u->kind == UNEXP_SELF && u->self_sreq) {
-            deliver_eager(p, r, u->src, u->tag, u->self_sreq->buf, u->len);
+            deliver_eager(p, r, u->peer, u->src, u->tag, u->self_sreq->buf, u->len);
             proto_send_complete(p, u->self_sreq, UT_OK);
         } else {
-            deliver_eager(p, r, u->src, u->tag, u->data, u->len);
+            deliver_eager(p, r, u->peer, u->src, u->tag, u->data, u->len);
             if (u->kind == PROTO_T_EAGER)
                 mbcf_credits_return(p->m, u->peer, u->credits);
         }

@@ -61,7 +61,8 @@ typedef struct proto_req {
     uint64_t sreq_id;
     mbcf_op_t op;
     /* completion */
-    int st_src;
+    int st_src;              /* sender's rank as its envelope claims */
+    int st_peer;             /* world rank it really came from */
     int st_tag;
     size_t st_len;           /* bytes the sender sent */
     int st_err;              /* UT_OK, UT_ERR_TRUNCATED, ... */

@@ -1456,6 +1456,19 @@ static void test_impersonation(void **state)
     /* the forgeries sit in the unexpected queue under what they claim */
     assert_int_equal(proto_iprobe(W.p[B], A, CTX, PROTO_ANY, &flag, &psrc, &ptag, &plen), UT_OK);
     assert_int_equal(flag, 1);
+    /* Taken by an ANY_SOURCE receive, a forgery reports the source it
+     * claims, and the rank it really came from (st_peer), so mpi/ can refuse
+     * a claim that does not match (found by tests/fuzz/fuzz_fifo). */
+    {
+        proto_req_t any;
+        unsigned char *b3 = rbuf(100);
+        proto_irecv(W.p[B], &any, b3, 100, -1, PROTO_ANY, CTX, 4, &W.pc[B][CTX]);
+        progress_all();
+        assert_true(any.done);
+        assert_int_equal(any.st_src, A);
+        assert_int_equal(any.st_peer, C);
+        free(b3);
+    }
     traffic_ok();
     free(b);
     free(b2);
