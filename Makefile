@@ -74,7 +74,7 @@ clean-all: clean
 kill-test: all build/stress
 	MBMPI_KILL_RUNS=50 scripts/run_tests.sh kill
 
-.PHONY: verify fuzz kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
+.PHONY: bench-extra bench-ethernet100 verify fuzz kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
 deps:
 	@scripts/install-deps.sh
 
@@ -139,6 +139,15 @@ bench: deps
 	@scripts/install-deps.sh --bench
 	$(MAKE) all
 	bash bench/run_bench.sh
+
+bench-extra: deps
+	@scripts/install-deps.sh --bench
+	$(MAKE) all
+	bash bench/run_bench.sh --extra
+
+# 100 Mbit/s link between two network namespaces (needs root; skips otherwise)
+bench-ethernet100: all
+	bash bench/ethernet100
 
 bench-peers: deps
 	@scripts/install-deps.sh --bench
