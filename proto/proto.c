@@ -34,7 +34,7 @@
  *
  * Cancel of a receive with a REQ out: CANCEL(seq) to the sender, which
  * disarms REQ(seq) (and the rest of the chain) if still armed and answers
- * CANCEL_ACK; if it already wrote, the receive completes normally.
+ * Model of these rules: proto/model/proto.pml (spin; `make verify`, see proto/model/README).
  *
  * The promela model of these rules is planned in tools/ (issue 4).
  */
