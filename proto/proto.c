@@ -34,9 +34,10 @@
  *
  * Cancel of a receive with a REQ out: CANCEL(seq) to the sender, which
  * disarms REQ(seq) (and the rest of the chain) if still armed and answers
- * Model of these rules: proto/model/proto.pml (spin; `make verify`, see proto/model/README).
+ * CANCEL_ACK; if it already wrote, the receive completes normally.
  *
- * The promela model of these rules is planned in tools/ (issue 4).
+ * Model of these rules: proto/model/proto.pml (spin; `make verify`, see
+ * proto/model/README), with the planted-bug check proto/model/planted.sh.
  */
 #include "proto/proto.h"
 
