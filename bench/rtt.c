@@ -163,6 +163,13 @@ int main(int argc, char **argv)
         int n = (int)sizes[k];
         long iters = iterations(n, scale), warm = iters / 10 > 2 ? iters / 10 : 2;
         for (int r = 0; r < reps; r++) {
+            /* rank 0 sends a pattern, rank 1 echoes it: both check it after
+             * the repetition, so a fast wrong answer is caught */
+            if (rank == 0)
+                for (int i = 0; i < n; i++)
+                    buf[i] = (char)(i * 13 + n + r);
+            else if (rank == 1)
+                memset(buf, 0, (size_t)n);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = 0;
             if (rank == 0) {
@@ -179,6 +186,12 @@ int main(int argc, char **argv)
                     MPI_Send(buf, n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
                 }
             }
+            if (rank <= 1)
+                for (int i = 0; i < n; i++)
+                    if (buf[i] != (char)(i * 13 + n + r)) {
+                        fprintf(stderr, "rtt: rank %d: wrong data at size %d, byte %d\n", rank, n, i);
+                        MPI_Abort(MPI_COMM_WORLD, 2);
+                    }
         }
         if (rank == 0) {
             double mn = half[0];
