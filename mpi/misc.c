@@ -1,0 +1,253 @@
+/*
+ * mpi/misc.c: MPI_Alloc_mem / MPI_Free_mem, MPI_Pcontrol, info objects (a
+ * small key-value list; no key changes mbmpi's behaviour) and
+ * MPI_Comm_split_type (MPI_COMM_TYPE_SHARED: the ranks on this host).
+ */
+#include "mpi/core.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    void *p;
+
+    (void)info;
+    MPII_CHECK_INIT("MPI_Alloc_mem");
+    if (size < 0 || !baseptr)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Alloc_mem", "invalid size %ld or NULL baseptr", (long)size);
+    if (posix_memalign(&p, 64, size ? (size_t)size : 1))
+        return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem", "cannot allocate %ld bytes", (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+int MPI_Free_mem(void *base)
+{
+    MPII_CHECK_INIT("MPI_Free_mem");
+    free(base);
+    return MPI_SUCCESS;
+}
+
+int MPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ info */
+
+typedef struct info_kv {
+    struct info_kv *next;
+    char key[MPI_MAX_INFO_KEY + 1];
+    char *val;
+} info_kv_t;
+
+static info_kv_t **infos;   /* handle -> list head holder; [0] = MPI_INFO_NULL */
+static char *info_used;
+static int ninfos;
+
+static int info_get(MPI_Info h)
+{
+    return h > 0 && h < ninfos && info_used[h];
+}
+
+int MPI_Info_create(MPI_Info *info)
+{
+    int h;
+
+    MPII_CHECK_INIT("MPI_Info_create");
+    if (!info)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_create", "info is NULL");
+    for (h = 1; h < ninfos && info_used[h]; h++)
+        ;
+    if (h >= ninfos) {
+        int nn = ninfos ? ninfos * 2 : 16;
+        info_kv_t **t = realloc(infos, (size_t)nn * sizeof(*t));
+        char *u;
+        if (!t)
+            return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_create", "out of memory");
+        infos = t;
+        u = realloc(info_used, (size_t)nn);
+        if (!u)
+            return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_create", "out of memory");
+        info_used = u;
+        memset(infos + ninfos, 0, (size_t)(nn - ninfos) * sizeof(*t));
+        memset(info_used + ninfos, 0, (size_t)(nn - ninfos));
+        if (!ninfos)
+            h = 1;
+        ninfos = nn;
+    }
+    info_used[h] = 1;
+    infos[h] = NULL;
+    *info = h;
+    return MPI_SUCCESS;
+}
+
+static int info_check(const char *fn, MPI_Info info, const char *key)
+{
+    MPII_CHECK_INIT(fn);
+    if (!info_get(info))
+        return mpii_err(NULL, MPI_ERR_INFO, fn, "invalid info object %d", info);
+    if (key && (!*key || strlen(key) > MPI_MAX_INFO_KEY))
+        return mpii_err(NULL, MPI_ERR_INFO, fn, "invalid info key");
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_set(MPI_Info info, const char *key, const char *value)
+{
+    info_kv_t *kv;
+    char *v;
+    int rc = info_check("MPI_Info_set", info, key ? key : "");
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!value || strlen(value) > MPI_MAX_INFO_VAL)
+        return mpii_err(NULL, MPI_ERR_INFO, "MPI_Info_set", "invalid info value");
+    v = strdup(value);
+    if (!v)
+        return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_set", "out of memory");
+    for (kv = infos[info]; kv; kv = kv->next)
+        if (!strcmp(kv->key, key)) {
+            free(kv->val);
+            kv->val = v;
+            return MPI_SUCCESS;
+        }
+    kv = calloc(1, sizeof(*kv));
+    if (!kv) {
+        free(v);
+        return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_set", "out of memory");
+    }
+    strcpy(kv->key, key);
+    kv->val = v;
+    kv->next = infos[info];
+    infos[info] = kv;
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+{
+    info_kv_t *kv;
+    int rc = info_check("MPI_Info_get", info, key ? key : "");
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!flag || valuelen < 0 || (valuelen > 0 && !value))
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_get", "invalid arguments");
+    *flag = 0;
+    for (kv = infos[info]; kv; kv = kv->next)
+        if (!strcmp(kv->key, key)) {
+            /* valuelen excludes the terminating NUL (MPI 3.1 9.1) */
+            if (value) {
+                strncpy(value, kv->val, (size_t)valuelen);
+                value[valuelen] = 0;
+            }
+            *flag = 1;
+            break;
+        }
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_delete(MPI_Info info, const char *key)
+{
+    info_kv_t **pp;
+    int rc = info_check("MPI_Info_delete", info, key ? key : "");
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (pp = &infos[info]; *pp; pp = &(*pp)->next)
+        if (!strcmp((*pp)->key, key)) {
+            info_kv_t *kv = *pp;
+            *pp = kv->next;
+            free(kv->val);
+            free(kv);
+            return MPI_SUCCESS;
+        }
+    return mpii_err(NULL, MPI_ERR_INFO, "MPI_Info_delete", "key \"%s\" not set", key);
+}
+
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+{
+    info_kv_t *kv;
+    int rc = info_check("MPI_Info_get_nkeys", info, NULL), n = 0;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!nkeys)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_get_nkeys", "nkeys is NULL");
+    for (kv = infos[info]; kv; kv = kv->next)
+        n++;
+    *nkeys = n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_free(MPI_Info *info)
+{
+    info_kv_t *kv, *next;
+    int rc;
+
+    if (!info)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_free", "info is NULL");
+    rc = info_check("MPI_Info_free", *info, NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (kv = infos[*info]; kv; kv = next) {
+        next = kv->next;
+        free(kv->val);
+        free(kv);
+    }
+    infos[*info] = NULL;
+    info_used[*info] = 0;
+    *info = MPI_INFO_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ split_type */
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    char host[MPI_MAX_PROCESSOR_NAME];
+    unsigned h = 5381;
+    mpii_comm_t *c;
+    int len, color, *colors, i, rc;
+
+    (void)info;
+    MPII_CHECK_INIT("MPI_Comm_split_type");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_split_type", "invalid communicator");
+    if (!newcomm)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm is NULL");
+    if (split_type == MPI_UNDEFINED)
+        return MPI_Comm_split(comm, MPI_UNDEFINED, key, newcomm);
+    if (split_type != MPI_COMM_TYPE_SHARED)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d", split_type);
+    /* Ranks on one host share memory. Colour: the lowest rank whose host
+     * name hashes like ours (an allgather of 31-bit name hashes; two hosts
+     * whose names collide would be merged). */
+    MPI_Get_processor_name(host, &len);
+    for (i = 0; i < len; i++)
+        h = h * 33u + (unsigned char)host[i];
+    colors = calloc((size_t)c->size, sizeof(int));
+    if (!colors)
+        return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_split_type", "out of memory");
+    {
+        int *in = calloc((size_t)c->size, sizeof(int));
+        if (!in) {
+            free(colors);
+            return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_split_type", "out of memory");
+        }
+        in[c->rank] = (int)(h & 0x7fffffff);
+        rc = MPI_Allreduce(in, colors, c->size, MPI_INT, MPI_SUM, comm);
+        free(in);
+    }
+    if (rc != MPI_SUCCESS) {
+        free(colors);
+        return rc;
+    }
+    for (color = 0; color < c->size && colors[color] != (int)(h & 0x7fffffff); color++)
+        ;
+    free(colors);
+    return MPI_Comm_split(comm, color, key, newcomm);
+}

@@ -1,0 +1,68 @@
+/*
+ * misc: MPI_Alloc_mem / Free_mem, MPI_Pcontrol, info objects and
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) (all ranks of a one-host job land
+ * in one communicator, ordered by key).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CHECK(c, ...)                                                       \
+    do {                                                                    \
+        if (!(c)) {                                                         \
+            fprintf(stderr, "FAIL misc: " __VA_ARGS__);                     \
+            fprintf(stderr, " (line %d)\n", __LINE__);                      \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                   \
+        }                                                                   \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    int rank, size, nrank, nsize, flag, n;
+    char *mem, val[16];
+    MPI_Info info;
+    MPI_Comm node;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    CHECK(MPI_Alloc_mem(4096, MPI_INFO_NULL, &mem) == MPI_SUCCESS, "Alloc_mem");
+    memset(mem, 7, 4096);
+    CHECK(MPI_Free_mem(mem) == MPI_SUCCESS, "Free_mem");
+    CHECK(MPI_Pcontrol(1) == MPI_SUCCESS, "Pcontrol");
+
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alpha", "one");
+    MPI_Info_set(info, "beta", "two");
+    MPI_Info_set(info, "alpha", "uno");
+    MPI_Info_get_nkeys(info, &n);
+    CHECK(n == 2, "nkeys %d", n);
+    MPI_Info_get(info, "alpha", (int)sizeof(val) - 1, val, &flag);
+    CHECK(flag && !strcmp(val, "uno"), "get alpha");
+    MPI_Info_get(info, "gamma", (int)sizeof(val) - 1, val, &flag);
+    CHECK(!flag, "gamma should be absent");
+    MPI_Info_get(info, "beta", (int)sizeof(val) - 1, val, &flag);
+    CHECK(flag && !strcmp(val, "two"), "get beta '%s'", val);
+    MPI_Info_delete(info, "beta");
+    MPI_Info_get_nkeys(info, &n);
+    CHECK(n == 1, "nkeys after delete %d", n);
+    MPI_Info_free(&info);
+    CHECK(info == MPI_INFO_NULL, "Info_free did not reset the handle");
+
+    /* one host: everyone in one node communicator, ordered by key */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, size - rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    CHECK(nsize == size && nrank == size - 1 - rank, "node comm: rank %d of %d", nrank, nsize);
+    {
+        int x = nrank, sum = 0;
+        MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, node);
+        CHECK(sum == size * (size - 1) / 2, "node allreduce %d", sum);
+    }
+    MPI_Comm_free(&node);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &node);
+    CHECK(node == MPI_COMM_NULL, "MPI_UNDEFINED split type gives MPI_COMM_NULL");
+    MPI_Finalize();
+    return 0;
+}
