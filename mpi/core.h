@@ -56,6 +56,16 @@ typedef struct mpii_request {
     mpii_datatype_t *udt;    /* = &udt_copy: the user may free the type meanwhile */
     mpii_datatype_t udt_copy;
     size_t ubytes;           /* bytes the user buffer holds */
+    /* persistent requests (MPI_Send_init / MPI_Recv_init + MPI_Start) */
+    int persistent;
+    int active;              /* started and not yet completed */
+    int p_recv;
+    int p_sync;
+    void *p_buf;
+    int p_count;
+    MPI_Datatype p_dt;
+    int p_rank;
+    int p_tag;
 } mpii_request_t;
 
 mpii_request_t *mpii_request_get(MPI_Request h);

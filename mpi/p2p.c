@@ -30,6 +30,14 @@ mpii_request_t *mpii_request_get(MPI_Request h)
     return reqtab[h];
 }
 
+/* The request behind h if it is active; an inactive persistent request
+ * counts as MPI_REQUEST_NULL for the completion calls. */
+static mpii_request_t *req_active(MPI_Request h)
+{
+    mpii_request_t *r = mpii_request_get(h);
+    return r && r->active ? r : NULL;
+}
+
 static mpii_request_t *req_new(void)
 {
     mpii_request_t *r;
@@ -63,6 +71,8 @@ static mpii_request_t *req_new(void)
     r->handle = h;
     r->freed = 0;
     r->tmp = NULL;
+    r->persistent = 0;
+    r->active = 1;
     return r;
 }
 
@@ -455,6 +465,8 @@ static int req_lookup(const char *fn, MPI_Request *h, mpii_request_t **r_p)
     *r_p = mpii_request_get(*h);
     if (!*r_p)
         return mpii_err(NULL, MPI_ERR_REQUEST, fn, "invalid request %d", *h);
+    if (!(*r_p)->active)
+        *r_p = NULL; /* inactive persistent request */
     return MPI_SUCCESS;
 }
 
@@ -462,6 +474,10 @@ static int req_lookup(const char *fn, MPI_Request *h, mpii_request_t **r_p)
 static int req_complete(mpii_request_t *r, MPI_Request *h, MPI_Status *st)
 {
     int err = req_finish(r, st);
+    if (r->persistent) {
+        r->active = 0; /* stays allocated until MPI_Request_free */
+        return err;
+    }
     req_release(r);
     *h = MPI_REQUEST_NULL;
     return err;
@@ -540,7 +556,7 @@ static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Statu
 
     for (i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[i];
-        mpii_request_t *r = mpii_request_get(reqs[i]);
+        mpii_request_t *r = req_active(reqs[i]);
         if (!r) {
             status_empty(st);
             if (st)
@@ -571,7 +587,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         return rc;
     sweep_freed();
     for (i = 0; i < count; i++) {
-        mpii_request_t *r = mpii_request_get(array_of_requests[i]);
+        mpii_request_t *r = req_active(array_of_requests[i]);
         if (r)
             mpii_progress_wait(&r->pr.done);
     }
@@ -590,7 +606,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
     proto_progress(mpii_g.p);
     for (i = 0; i < count; i++) {
-        mpii_request_t *r = mpii_request_get(array_of_requests[i]);
+        mpii_request_t *r = req_active(array_of_requests[i]);
         if (r && !r->pr.done) {
             *flag = 0;
             return MPI_SUCCESS;
@@ -605,7 +621,7 @@ static int find_done(int count, MPI_Request reqs[])
 {
     int i, active = 0;
     for (i = 0; i < count; i++) {
-        mpii_request_t *r = mpii_request_get(reqs[i]);
+        mpii_request_t *r = req_active(reqs[i]);
         if (!r)
             continue;
         active = 1;
@@ -659,8 +675,8 @@ static int any_common(const char *fn, int count, MPI_Request reqs[], int *index,
     if (flag)
         *flag = 1;
     *index = i;
-    c = mpii_request_get(reqs[i])->comm;
-    rc = req_complete(mpii_request_get(reqs[i]), &reqs[i], status);
+    c = req_active(reqs[i])->comm;
+    rc = req_complete(req_active(reqs[i]), &reqs[i], status);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, fn, "%s", req_err_text(rc));
     return MPI_SUCCESS;
@@ -707,7 +723,7 @@ static int some_common(const char *fn, int incount, MPI_Request reqs[], int *out
     if (!blocking)
         proto_progress(mpii_g.p);
     for (n = 0, i = 0; i < incount; i++) {
-        mpii_request_t *r = mpii_request_get(reqs[i]);
+        mpii_request_t *r = req_active(reqs[i]);
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[n];
         int err;
         if (!r || !r->pr.done)
@@ -751,8 +767,16 @@ int MPI_Request_free(MPI_Request *request)
     rc = req_lookup("MPI_Request_free", request, &r);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (!r && *request != MPI_REQUEST_NULL)
+        r = mpii_request_get(*request); /* an inactive persistent request */
     if (!r)
         return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL");
+    if (r->persistent && !r->active) {
+        req_release(r);
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    r->persistent = 0; /* freed while active: released once complete */
     if (r->pr.done) {
         req_finish(r, NULL);
         req_release(r);
@@ -786,6 +810,11 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     r = mpii_request_get(request);
     if (!r)
         return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Request_get_status", "invalid request");
+    if (!r->active) {
+        *flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
     if (!r->pr.done)
         proto_progress(mpii_g.p);
     *flag = r->pr.done;
@@ -822,6 +851,110 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag)
     if (!status || !flag)
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL argument");
     *flag = status->mbmpi_cancelled;
+    return MPI_SUCCESS;
+}
+
+/* --------------------------------------------------------- persistent */
+
+static int init_common(const char *fn, const void *buf, int count, MPI_Datatype datatype, int rank, int tag,
+                       MPI_Comm comm, MPI_Request *request, int recv, int sync)
+{
+    mpii_request_t *r;
+    mpii_comm_t *c;
+    mpii_datatype_t *dt;
+    int rc;
+
+    rc = check_args(fn, comm, &c, buf, count, datatype, &dt, rank, tag, recv);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!request)
+        return mpii_err(c, MPI_ERR_ARG, fn, "request is NULL");
+    r = req_new();
+    if (!r)
+        return mpii_err(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    r->persistent = 1;
+    r->active = 0;
+    r->comm = c;
+    r->kind = recv ? MPII_REQ_RECV : MPII_REQ_SEND;
+    r->p_recv = recv;
+    r->p_sync = sync;
+    r->p_buf = (void *)buf;
+    r->p_count = count;
+    r->p_dt = datatype;
+    r->p_rank = rank;
+    r->p_tag = tag;
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return init_common("MPI_Send_init", buf, count, datatype, dest, tag, comm, request, 0, 0);
+}
+
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return init_common("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, request, 0, 1);
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return init_common("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, request, 0, 0);
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return init_common("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request, 0, 0);
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return init_common("MPI_Recv_init", buf, count, datatype, source, tag, comm, request, 1, 0);
+}
+
+int MPI_Start(MPI_Request *request)
+{
+    mpii_request_t *r;
+    mpii_datatype_t *dt;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Start");
+    if (!request)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Start", "request is NULL");
+    r = mpii_request_get(*request);
+    if (!r || !r->persistent || r->active)
+        return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Start", "not an inactive persistent request");
+    if (mpii_datatype_check(r->p_dt) != MPI_SUCCESS)
+        return mpii_err(r->comm, MPI_ERR_TYPE, "MPI_Start", "the request's datatype is no longer valid");
+    dt = mpii_datatype_get(r->p_dt);
+    r->tmp = NULL;
+    if (r->p_recv)
+        rc = recv_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0);
+    else
+        rc = send_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0, r->p_sync);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(r->comm, rc, "MPI_Start", "could not start the request");
+    r->active = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    int i, rc;
+
+    MPII_CHECK_INIT("MPI_Startall");
+    if (count < 0 || (count > 0 && !array_of_requests))
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Startall", "invalid arguments");
+    for (i = 0; i < count; i++) {
+        rc = MPI_Start(&array_of_requests[i]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     return MPI_SUCCESS;
 }
 
@@ -1065,7 +1198,7 @@ int mpii_waitall(int n, MPI_Request *reqs)
     int i, err = MPI_SUCCESS, e;
 
     for (i = 0; i < n; i++) {
-        mpii_request_t *r = mpii_request_get(reqs[i]);
+        mpii_request_t *r = req_active(reqs[i]);
         if (!r)
             continue;
         mpii_progress_wait(&r->pr.done);
