@@ -8,7 +8,7 @@ BUILD   := build
 LIBDIR  := lib
 PREFIX  := $(CURDIR)
 
-LIB_DIRS := util transport mbcf proto mpi mpi/coll
+LIB_DIRS := util transport mbcf proto mpi mpi/coll mpi/fortran mpi/shift
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 LAUNCH_SRCS := $(wildcard transport/launch/*.c) util/log.c util/status.c
@@ -36,6 +36,12 @@ bin/mbmpi_info: $(BUILD)/mpi/tools/mbmpi_info.o $(LIBDIR)/libmpi.a
 	$(CC) $(CFLAGS) $< -o $@ -L$(LIBDIR) -lmpi -lfabric -lpthread -lm
 
 -include $(LIB_OBJS:.o=.d) $(LAUNCH_OBJS:.o=.d)
+
+# Feature fragments (mk/*.mk): each adds its own targets and appends to
+# TEST_BUILD what `make test` must build; its test suite is a script in
+# tests/suites/ that scripts/run_tests.sh runs (suite "extra").
+TEST_BUILD :=
+include $(sort $(wildcard mk/*.mk))
 
 .PHONY: all clean
 clean:
@@ -79,7 +85,7 @@ deps:
 	@scripts/install-deps.sh
 
 test: deps
-	$(MAKE) all $(UNIT_TESTS) build/stress
+	$(MAKE) all $(UNIT_TESTS) build/stress $(TEST_BUILD)
 	$(MAKE) asan-build
 	scripts/run_tests.sh
 

@@ -2,13 +2,13 @@
 # scripts/run_tests.sh: what `make test` runs after building. Every suite
 # prints its own results; this adds them up and ends with one line
 # "N passed, M failed". Exit status 1 when anything failed.
-#   scripts/run_tests.sh [unit] [launch] [mpi] [stress] [kill] [asan] (default: all;
+#   scripts/run_tests.sh [unit] [launch] [mpi] [extra] [stress] [kill] [asan] (default: all;
 #   asan needs `make asan-build` first)
 #   MBMPI_TEST_PROVIDERS="shm tcp sockets" selects the providers of the MPI suite.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-suites=${*:-unit launch mpi stress kill asan}
+suites=${*:-unit launch mpi extra stress kill asan}
 total_pass=0
 total_fail=0
 log=$(mktemp -d)
@@ -62,6 +62,21 @@ for s in $suites; do
         echo "== MPI tests through bin/mpirun"
         tests/mpi/run.sh --providers "${MBMPI_TEST_PROVIDERS:-shm tcp sockets}" 2>&1 | tee "$log/m"
         count "$log/m"
+        ;;
+    extra)
+        # one script per feature (tests/suites/*.sh), each ending with its
+        # own "N passed, M failed" line
+        for t in tests/suites/*.sh; do
+            [ -f "$t" ] || continue
+            echo "== $(basename "$t" .sh) (tests/suites)"
+            bash "$t" 2>&1 | tee "$log/x"
+            rc=${PIPESTATUS[0]}
+            count "$log/x"
+            if [ "$rc" != 0 ] && ! grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' "$log/x"; then
+                echo "not ok - $t exited with status $rc"
+                total_fail=$((total_fail + 1))
+            fi
+        done
         ;;
     stress)
         echo "== stress: random traffic with checksums (tests/stress)"

@@ -451,6 +451,30 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
  * req_sent, req_used, req_dropped, req_killed, unexpected_msgs, ...). */
 int MPIX_Stat_get(const char *name, unsigned long long *value);
 
+/* Collective algorithms and their pLogP model (mpi/coll/). `op` is the
+ * lower-case operation name as in MBMPI_<OP>_ALGO ("bcast", "alltoall",
+ * "reduce_scatter_block", ...), `algo` an algorithm name ("binomial",
+ * "chain", ...) or "auto" / NULL for the model's choice. */
+#define MBMPI_HAVE_COLL_EXT 1
+/* Number of algorithms of op (MPI_ERR_ARG for an unknown op). */
+int MPIX_Coll_algo_count(const char *op, int *count);
+/* Name of the i-th algorithm of op, NUL-terminated within len bytes. */
+int MPIX_Coll_algo_name(const char *op, int i, char *name, int len);
+/* Force algo for op in this process from now on ("auto" or NULL: back to
+ * the model). Every rank of a communicator must force the same one before
+ * its next call of op. MPI_ERR_ARG for an unknown op or algorithm. */
+int MPIX_Coll_force(const char *op, const char *algo);
+/* The model's predicted time in microseconds of algo (NULL/"auto": the
+ * model's choice, whose name is copied to chosen when chosen != NULL) for
+ * P ranks and m bytes per rank (the operation's count x type size).
+ * MPI_ERR_ARG when algo does not apply to (P, m). */
+int MPIX_Coll_predict(const char *op, const char *algo, int P, MPI_Count m, double *usec,
+                      char *chosen, int len);
+
+/* ---- Shift halo exchange (mpi/shift/): declarations below ---- */
+/* MBMPI_SHIFT_DECLS_BEGIN */
+/* MBMPI_SHIFT_DECLS_END */
+
 /* ---- profiling interface names (PMPI_) are not provided yet ---- */
 
 #ifdef __cplusplus
