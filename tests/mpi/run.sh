@@ -4,6 +4,12 @@
 #
 #   tests/mpi/run.sh [--mpicc CMD] [--mpirun CMD] [--providers "shm tcp sockets"]
 #                    [--filter REGEX] [--timeout SECONDS] [--keep-going-build]
+#                    [--src DIR] [--manifest FILE] [--ldflags "FLAGS"]
+#
+# --src DIR takes the programs from DIR/*.c (and DIR/*.f, built with the
+# Fortran wrapper bin/mpifort) and --manifest FILE the run list (default:
+# this directory and its manifest); binaries then go to build/tests/<DIR's
+# name>/. --ldflags adds link flags (e.g. an object with shared helpers).
 #
 # Defaults: --mpicc bin/mpicc, --mpirun bin/mpirun, --providers "shm tcp sockets".
 # Binaries go to build/tests/mpi/ (another --mpicc: build/tests/mpi/<name>/),
@@ -35,6 +41,9 @@ mpirun="$root/bin/mpirun"
 providers="shm tcp sockets"
 filter=""
 tmo=60
+srcdir=""
+manifest=""
+ldflags=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --mpicc) mpicc="$2"; shift 2 ;;
@@ -42,6 +51,9 @@ while [ $# -gt 0 ]; do
     --providers) providers="$2"; shift 2 ;;
     --filter) filter="$2"; shift 2 ;;
     --timeout) tmo="$2"; shift 2 ;;
+    --src) srcdir=$(cd "$2" && pwd); shift 2 ;;
+    --manifest) manifest=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+    --ldflags) ldflags="$2"; shift 2 ;;
     -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
@@ -57,11 +69,16 @@ case "$mpicc" in
 */*) mpicc="$PWD/$mpicc" ;;
 esac
 
-manifest="$here/manifest"
+[ -n "$manifest" ] || manifest="$here/manifest"
+[ -n "$srcdir" ] || srcdir="$here"
 # bin/mpicc builds into build/tests/mpi/; any other compiler into its own
 # subdirectory (build/tests/mpi/mpicc.mpich/ ...), so that a validation run
 # with another MPI never replaces the binaries of a run against mbmpi.
-build="${MBMPI_TEST_BUILD:-$root/build/tests/mpi}"
+if [ "$srcdir" = "$here" ]; then
+    build="${MBMPI_TEST_BUILD:-$root/build/tests/mpi}"
+else
+    build="${MBMPI_TEST_BUILD:-$root/build/tests}/$(basename "$srcdir")"
+fi
 if [ "$mpicc" != "$root/bin/mpicc" ] && [ "$mpicc" != bin/mpicc ]; then
     build="$build/$(basename "${mpicc%% *}" | tr -c 'A-Za-z0-9._\n-' '_')"
 fi
@@ -88,7 +105,7 @@ fi
 # mpi/include/mpi.h.
 mpicc_path=$(command -v "${mpicc%% *}" 2>/dev/null || echo "$mpicc")
 stamp="$build/.mpicc"
-want_stamp="$mpicc|$mpicc_path|$cflags"
+want_stamp="$mpicc|$mpicc_path|$cflags|$ldflags"
 force=0
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
     force=1
@@ -103,8 +120,11 @@ case "$mpicc_path" in
 esac
 
 declare -A built
-for src in "$here"/*.c; do
-    name=$(basename "$src" .c)
+for src in "$srcdir"/*.c "$srcdir"/*.f "$srcdir"/*.f90; do
+    [ -f "$src" ] || continue
+    name=$(basename "$src"); name=${name%.*}
+    cc=$mpicc
+    case "$src" in *.f | *.f90) cc="$root/bin/mpifort" ;; esac
     bin="$build/$name"
     stale=$force
     if [ "$stale" = 0 ]; then
@@ -118,7 +138,7 @@ for src in "$here"/*.c; do
     fi
     if [ "$stale" = 1 ]; then
         # shellcheck disable=SC2086
-        if $mpicc $cflags -o "$bin" "$src" >"$logs/$name.build" 2>&1; then
+        if $cc $cflags -o "$bin" "$src" $ldflags >"$logs/$name.build" 2>&1; then
             built[$name]=1
         else
             built[$name]=0
