@@ -32,6 +32,7 @@ typedef struct mbcf_peer {
     size_t rx_fifo_owed;     /* units drained here, not yet returned */
     size_t rx_eager_owed;    /* eager units consumed here, not yet returned */
     int credit_due;          /* an explicit CREDIT message must go out */
+    int broken;              /* hard send error (ut status): FIFO to it is dead */
     int active;              /* on m->active (has queued ops) */
     ut_list_t active_link;
     ut_list_t pending;       /* ops waiting for credits or resources, in order */
@@ -216,6 +217,32 @@ static mbcf_op_t *mbcf_op_get(mbcf_t *m)
     return op;
 }
 
+/*
+ * A FIFO message that failed hard (not NO_RESOURCE) took a sequence number
+ * the peer will never see: every later message to it would be held there
+ * forever, waiting for the gap to fill. So the peer is marked broken: the
+ * failure is reported once, and every queued and later operation towards it
+ * fails with the same status instead of going out.
+ */
+static void mbcf_peer_break(mbcf_t *m, int peer, int status)
+{
+    mbcf_peer_t *p = &m->peers[peer];
+
+    if (p->broken)
+        return;
+    p->broken = status;
+    m->stats.broken_peers++;
+    ut_error("FIFO to rank %d failed (%s): no further messages can be sent to it", peer,
+             ut_status_str(status));
+}
+
+int mbcf_peer_status(const mbcf_t *m, int peer)
+{
+    if (peer < 0 || peer >= m->size)
+        return UT_ERR_INVALID_PARAM;
+    return m->peers[peer].broken ? m->peers[peer].broken : UT_OK;
+}
+
 static void mbcf_op_put(mbcf_t *m, mbcf_op_t *op)
 {
     ut_list_push_front(&m->free_ops, &op->link);
@@ -258,6 +285,8 @@ static int mbcf_op_issue(mbcf_t *m, mbcf_op_t *op)
     mbcf_peer_t *p = &m->peers[op->peer];
     int rc;
 
+    if (p->broken)
+        return p->broken;
     if (op->kind == MBCF_OP_SEND) {
         mbcf_hdr_t h;
         size_t cost = fifo_units(m, op->iov[0].iov_len + (op->iovcnt > 1 ? op->iov[1].iov_len : 0));
@@ -275,6 +304,8 @@ static int mbcf_op_issue(mbcf_t *m, mbcf_op_t *op)
             m->stats.retries++;
         } else if (rc == UT_OK || rc == UT_INPROGRESS) {
             p->tx_fifo -= cost;
+        } else {
+            mbcf_peer_break(m, op->peer, rc);
         }
         return rc;
     }
@@ -346,6 +377,8 @@ int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen
         ut_error("mbcf_fifo_send: message of type %d, %zu bytes refused", type, hdrlen + paylen);
         return UT_ERR_INVALID_PARAM;
     }
+    if (m->peers[peer].broken)
+        return m->peers[peer].broken; /* no seq taken: nothing is lost */
     if (!op) {
         op = mbcf_op_get(m);
         if (!op)
@@ -509,6 +542,8 @@ static void mbcf_tx_done_cb(void *arg, void *op_ctx, int status)
             return;
         status = rc;
     }
+    if (status != UT_OK && op->kind == MBCF_OP_SEND)
+        mbcf_peer_break(m, op->peer, status);
     mbcf_op_complete(m, op, status);
 }
 

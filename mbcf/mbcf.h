@@ -106,6 +106,7 @@ typedef struct mbcf_stats {
     unsigned long credit_msgs;
     unsigned long retries;       /* NO_RESOURCE retried */
     unsigned long credit_waits;  /* FIFO messages that waited for credits */
+    unsigned long broken_peers;  /* peers whose FIFO failed hard (see below) */
 } mbcf_stats_t;
 
 typedef struct mbcf_params {
@@ -136,6 +137,11 @@ int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen
                    size_t paylen, mbcf_op_t *op);
 /* Largest hdr + payload a FIFO message can carry. */
 size_t mbcf_fifo_max(const mbcf_t *m);
+/* UT_OK, or the hard error that broke the FIFO to peer: a FIFO message
+ * failed otherwise than NO_RESOURCE (its sequence number is lost), so every
+ * queued and later send or write to that peer fails with this status rather
+ * than leave a gap the peer would wait on forever. */
+int mbcf_peer_status(const mbcf_t *m, int peer);
 
 /* Eager credits: take n bytes towards peer (0 = not enough, caller uses
  * another protocol), and give back n bytes the peer sent us once consumed. */

@@ -670,6 +670,41 @@ static void test_send_retries(void **state)
 }
 
 
+/* A hard send error (not NO_RESOURCE) consumed a sequence number the peer
+ * never saw. Before the fix later messages still went out with higher seqs
+ * and B held them forever waiting for the gap. Now the peer is broken: the
+ * failed send and every later one report the error, none reaches B's hold
+ * list, and another peer is unaffected. */
+static void test_hard_send_error_breaks_peer(void **state)
+{
+    static mbcf_op_t ops[3];
+    static unsigned char pl[3][600];
+    int i, rc, v = 7;
+    (void)state;
+
+    W.nrec = 0;
+    rc = mbcf_fifo_send(W.m[A], B, TYPE_X, &v, sizeof(v), NULL, 0, NULL);
+    assert_int_equal(rc, UT_OK);
+    progress_all();
+    assert_int_equal(W.nrec, 1);
+
+    tl_self_fail_next(W.tl[A], 1, 0, 0, UT_ERR_IO);
+    rc = mbcf_fifo_send(W.m[A], B, TYPE_X, &v, sizeof(v), NULL, 0, NULL);
+    assert_int_equal(rc, UT_ERR_IO);
+    assert_int_equal(mbcf_peer_status(W.m[A], B), UT_ERR_IO);
+    assert_int_equal(mbcf_peer_status(W.m[A], C), UT_OK);
+    for (i = 0; i < 3; i++) {
+        ops[i].cb = on_op;
+        rc = mbcf_fifo_send(W.m[A], B, TYPE_Y, &i, sizeof(i), pl[i], sizeof(pl[i]), &ops[i]);
+        assert_int_equal(rc, UT_ERR_IO);
+    }
+    rc = mbcf_fifo_send(W.m[A], C, TYPE_X, &v, sizeof(v), NULL, 0, NULL);
+    assert_int_equal(rc, UT_OK);
+    progress_all();
+    assert_int_equal(W.nrec, 2); /* the first message to B and the one to C */
+    assert_int_equal(mbcf_stats(W.m[A])->broken_peers, 1);
+}
+
 /* A FIFO window of one largest message: a small message in flight and a
  * large one waiting. The receiver owes less than a quarter of the window
  * after draining the small one and has nothing to send back; before the fix
@@ -730,6 +765,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_chunks, setup2_chunk, teardown),
         cmocka_unit_test_setup_teardown(test_write_chunk_size, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_send_retries, setup2, teardown),
+        cmocka_unit_test_setup_teardown(test_hard_send_error_breaks_peer, setup3, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
