@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #define OFI_CQ_BATCH 16
 #define OFI_INJECT_STACK 4096
@@ -58,7 +59,7 @@ typedef struct tl_ofi {
     int virt_addr;           /* FI_MR_VIRT_ADDR granted */
     int prov_key;            /* FI_MR_PROV_KEY granted */
     int mr_endpoint;         /* FI_MR_ENDPOINT granted */
-    uint64_t next_key;
+    uint64_t key_state;      /* keys we request: splitmix64 of this (see ofi_next_key) */
 } tl_ofi_t;
 
 /* The one place where -FI_E* becomes a status. */
@@ -193,7 +194,11 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
     t->cb = *cb;
     t->rank = params->rank;
     t->size = params->size;
-    t->next_key = 1;
+    /* Requested keys are unpredictable: a rank that sees the keys exposed to
+     * it cannot guess the ones exposed to another rank. Seeded once here;
+     * each registration then costs a few arithmetic operations. */
+    if (getrandom(&t->key_state, sizeof(t->key_state), 0) != (ssize_t)sizeof(t->key_state))
+        t->key_state = (uint64_t)(uintptr_t)t ^ 0x9e3779b97f4a7c15ull;
 
     rc = ofi_getinfo(ofi_provider_name(params->provider), &t->info);
     if (rc != UT_OK)
@@ -322,6 +327,17 @@ static int ofi_connect(tl_t *tl, const void *addrs, size_t addrlen)
     return UT_OK;
 }
 
+/* splitmix64: a bijection of a counter, so keys never repeat within 2^64
+ * registrations, and consecutive ones look unrelated. Ignored by providers
+ * that pick keys themselves (FI_MR_PROV_KEY). */
+static uint64_t ofi_next_key(tl_ofi_t *t)
+{
+    uint64_t z = (t->key_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 static int ofi_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
 {
     tl_ofi_t *t = (tl_ofi_t *)tl;
@@ -331,7 +347,9 @@ static int ofi_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_
     m = malloc(sizeof(*m));
     if (!m)
         return UT_ERR_NO_MEMORY;
-    rc = fi_mr_reg(t->domain, buf, len, FI_REMOTE_WRITE, 0, t->next_key++, 0, &m->mr, NULL);
+    rc = fi_mr_reg(t->domain, buf, len, FI_REMOTE_WRITE, 0, ofi_next_key(t), 0, &m->mr, NULL);
+    if (rc == -FI_ENOKEY) /* a 64-bit collision with a live key: draw again */
+        rc = fi_mr_reg(t->domain, buf, len, FI_REMOTE_WRITE, 0, ofi_next_key(t), 0, &m->mr, NULL);
     if (rc) {
         ut_error("fi_mr_reg(%zu bytes): %s", len, fi_strerror(-rc));
         free(m);
