@@ -86,3 +86,22 @@ void npb_print_results(const char *name, char cls, long n1, long n2, long n3, in
     printf(" Version         =             %12s\n", "mbmpi-npb");
     fflush(stdout);
 }
+
+int npb_finish(int verified)
+{
+    MPI_Bcast(&verified, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return verified ? 0 : 1;
+}
+
+int npb_invalid(int rank, const char *msg)
+{
+    if (rank == 0) {
+        fprintf(stderr, "%s\n", msg);
+        fflush(stderr);
+    }
+    MPI_Finalize();
+    return 2;
+}
+
+int npb_is_pow2(long n) { return n > 0 && (n & (n - 1)) == 0; }

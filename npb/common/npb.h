@@ -42,4 +42,16 @@ char npb_class_arg(int argc, char **argv, int rank);
 void npb_print_results(const char *name, char cls, long n1, long n2, long n3, int niter, int nprocs,
                        double t, double mops, const char *optype, int verified);
 
+/* The end of every kernel: rank 0's verdict (verified = 1) is broadcast so
+ * that every rank exits with the same status, then MPI_Finalize. Returns the
+ * exit status: 0 verified, 1 not. */
+int npb_finish(int verified);
+
+/* An invalid run (class or process count): rank 0 prints msg to stderr,
+ * every rank finalizes; returns the exit status 2. */
+int npb_invalid(int rank, const char *msg);
+
+/* 1 when n is a power of two (n > 0). */
+int npb_is_pow2(long n);
+
 #endif
