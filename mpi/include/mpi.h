@@ -446,6 +446,33 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_free(MPI_Info *info);
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 
+/* ---- Fortran interoperability (mpi/fortran/; mpif.h is the Fortran header) ---- */
+/* A Fortran INTEGER; Fortran handles are the C handles, so the conversions
+ * below return their argument. */
+typedef int MPI_Fint;
+#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+/* Fortran's MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE (mpif.h common blocks) */
+extern MPI_Fint mbmpi_fstign_[];
+extern MPI_Fint mbmpi_fstsign_[];
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)mbmpi_fstign_)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)mbmpi_fstsign_)
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+
 /* ---- mbmpi extensions ---- */
 /* Read a per-rank protocol counter (eager_msgs, write_msgs, rts_msgs,
  * req_sent, req_used, req_dropped, req_killed, unexpected_msgs, ...). */

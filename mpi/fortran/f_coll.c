@@ -1,0 +1,146 @@
+/*
+ * mpi/fortran/f_coll.c: Fortran 77 bindings of the collective operations and
+ * of user-defined reduction ops. Every buffer goes through mf_buf so that
+ * MPI_IN_PLACE and MPI_BOTTOM from mpif.h reach the C library as its own
+ * sentinels. Count and displacement arrays are INTEGER arrays, used as they
+ * are.
+ */
+#include "mpi/fortran/fortran.h"
+
+void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Barrier(*comm);
+}
+
+void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
+                MPI_Fint *ierr)
+{
+    *ierr = MPI_Bcast(mf_buf(buffer), *count, *datatype, *root, *comm);
+}
+
+void mpi_reduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                 MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce(mf_buf(sendbuf), mf_buf(recvbuf), *count, *datatype, *op, *root, *comm);
+}
+
+void mpi_allreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                    MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Allreduce(mf_buf(sendbuf), mf_buf(recvbuf), *count, *datatype, *op, *comm);
+}
+
+void mpi_reduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype,
+                               MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce_scatter_block(mf_buf(sendbuf), mf_buf(recvbuf), *recvcount, *datatype, *op, *comm);
+}
+
+void mpi_reduce_scatter_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype,
+                         MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce_scatter(mf_buf(sendbuf), mf_buf(recvbuf), recvcounts, *datatype, *op, *comm);
+}
+
+void mpi_scan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+               MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Scan(mf_buf(sendbuf), mf_buf(recvbuf), *count, *datatype, *op, *comm);
+}
+
+void mpi_exscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                 MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Exscan(mf_buf(sendbuf), mf_buf(recvbuf), *count, *datatype, *op, *comm);
+}
+
+void mpi_reduce_local_(const void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                       MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce_local(mf_buf(inbuf), mf_buf(inoutbuf), *count, *datatype, *op);
+}
+
+void mpi_scatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                  MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Scatter(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype, *root,
+                        *comm);
+}
+
+void mpi_scatterv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype,
+                   void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                   MPI_Fint *ierr)
+{
+    *ierr = MPI_Scatterv(mf_buf(sendbuf), sendcounts, displs, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype,
+                         *root, *comm);
+}
+
+void mpi_gather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                 MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Gather(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype, *root,
+                       *comm);
+}
+
+void mpi_gatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                  MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                  MPI_Fint *ierr)
+{
+    *ierr = MPI_Gatherv(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), recvcounts, displs, *recvtype,
+                        *root, *comm);
+}
+
+void mpi_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                    MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Allgather(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype,
+                          *comm);
+}
+
+void mpi_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                     MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Allgatherv(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), recvcounts, displs,
+                           *recvtype, *comm);
+}
+
+void mpi_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                   MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Alltoall(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype,
+                         *comm);
+}
+
+void mpi_alltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
+                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                    MPI_Fint *ierr)
+{
+    *ierr = MPI_Alltoallv(mf_buf(sendbuf), sendcounts, sdispls, *sendtype, mf_buf(recvbuf), recvcounts,
+                          rdispls, *recvtype, *comm);
+}
+
+/* ---- user-defined ops ----
+ * A Fortran user function SUBROUTINE F(INVEC, INOUTVEC, LEN, TYPE) receives
+ * every argument by reference, which is exactly MPI_User_function's C
+ * signature, so the library calls it directly. */
+
+void mpi_op_create_(MPI_User_function *function, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
+{
+    MPI_Op o = MPI_OP_NULL;
+    *ierr = MPI_Op_create(function, *commute != 0, &o);
+    *op = o;
+}
+
+void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
+{
+    MPI_Op o = *op;
+    *ierr = MPI_Op_free(&o);
+    *op = o;
+}
+
+void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr)
+{
+    int c = 0;
+    *ierr = MPI_Op_commutative(*op, &c);
+    *commute = mf_logical(c);
+}

@@ -1,0 +1,249 @@
+/*
+ * mpi/fortran/f_env.c: Fortran 77 bindings of the environment calls (Init,
+ * Finalize, Abort, Wtime, processor name, versions), error handlers and
+ * strings, and the handle conversion functions of C (MPI_Comm_f2c ...).
+ * Also defines the common blocks that hold mpif.h's sentinels.
+ */
+#include "mpi/fortran/fortran.h"
+
+#include <stdlib.h>
+
+/* The common blocks /MBMPI_FBOTTOM/ ... of mpif.h (see fortran.h).
+ * gfortran aligns common blocks to 16 bytes or more (more with wider
+ * vector units) and ld warns when the definition is less aligned than a
+ * reference: 64 covers every case. */
+_Alignas(64) MPI_Fint mbmpi_fbottom_[1];
+_Alignas(64) MPI_Fint mbmpi_finplace_[1];
+_Alignas(64) MPI_Fint mbmpi_fstign_[FSTATUS_SIZE];
+_Alignas(64) MPI_Fint mbmpi_fstsign_[FSTATUS_SIZE];
+
+char *mf_cstring(const char *f, size_t flen)
+{
+    while (flen > 0 && f[flen - 1] == ' ')
+        flen--;
+    char *s = malloc(flen + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, f, flen);
+    s[flen] = '\0';
+    return s;
+}
+
+int mf_fstring(const char *c, char *f, size_t flen)
+{
+    size_t n = strlen(c);
+    if (n > flen)
+        n = flen;
+    memcpy(f, c, n);
+    memset(f + n, ' ', flen - n);
+    return (int)n;
+}
+
+/* ---- environment ---- */
+
+void mpi_init_(MPI_Fint *ierr)
+{
+    *ierr = MPI_Init(NULL, NULL);
+}
+
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    int p = 0;
+    *ierr = MPI_Init_thread(NULL, NULL, *required, &p);
+    *provided = p;
+}
+
+void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
+{
+    int p = 0;
+    *ierr = MPI_Query_thread(&p);
+    *provided = p;
+}
+
+void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr)
+{
+    int f = 0;
+    *ierr = MPI_Is_thread_main(&f);
+    *flag = mf_logical(f);
+}
+
+void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierr)
+{
+    int f = 0;
+    *ierr = MPI_Initialized(&f);
+    *flag = mf_logical(f);
+}
+
+void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr)
+{
+    int f = 0;
+    *ierr = MPI_Finalized(&f);
+    *flag = mf_logical(f);
+}
+
+void mpi_finalize_(MPI_Fint *ierr)
+{
+    *ierr = MPI_Finalize();
+}
+
+void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    *ierr = MPI_Abort(*comm, *errorcode);
+}
+
+double mpi_wtime_(void)
+{
+    return MPI_Wtime();
+}
+
+double mpi_wtick_(void)
+{
+    return MPI_Wtick();
+}
+
+void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t name_len)
+{
+    char buf[MPI_MAX_PROCESSOR_NAME + 1];
+    int len = 0;
+    *ierr = MPI_Get_processor_name(buf, &len);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    buf[len < 0 ? 0 : len > MPI_MAX_PROCESSOR_NAME ? MPI_MAX_PROCESSOR_NAME : len] = '\0';
+    *resultlen = mf_fstring(buf, name, name_len);
+}
+
+void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr)
+{
+    int v = 0, s = 0;
+    *ierr = MPI_Get_version(&v, &s);
+    *version = v;
+    *subversion = s;
+}
+
+void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierr, size_t version_len)
+{
+    char buf[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    int len = 0;
+    *ierr = MPI_Get_library_version(buf, &len);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    buf[MPI_MAX_LIBRARY_VERSION_STRING] = '\0';
+    *resultlen = mf_fstring(buf, version, version_len);
+}
+
+/* ---- errors ---- */
+
+void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    *ierr = MPI_Comm_set_errhandler(*comm, *errhandler);
+}
+
+void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    MPI_Errhandler e = MPI_ERRHANDLER_NULL;
+    *ierr = MPI_Comm_get_errhandler(*comm, &e);
+    *errhandler = e;
+}
+
+/* MPI-1 names, still used by older Fortran codes */
+void mpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    mpi_comm_set_errhandler_(comm, errhandler, ierr);
+}
+
+void mpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    mpi_comm_get_errhandler_(comm, errhandler, ierr);
+}
+
+void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    MPI_Errhandler e = *errhandler;
+    *ierr = MPI_Errhandler_free(&e);
+    *errhandler = e;
+}
+
+void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierr, size_t string_len)
+{
+    char buf[MPI_MAX_ERROR_STRING + 1];
+    int len = 0;
+    *ierr = MPI_Error_string(*errorcode, buf, &len);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    buf[MPI_MAX_ERROR_STRING] = '\0';
+    *resultlen = mf_fstring(buf, string, string_len);
+}
+
+void mpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr)
+{
+    int c = 0;
+    *ierr = MPI_Error_class(*errorcode, &c);
+    *errorclass = c;
+}
+
+/* ---- misc ---- */
+
+void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
+{
+    *ierr = MPI_Pcontrol(*level);
+}
+
+void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierr)
+{
+    MPI_Info i = MPI_INFO_NULL;
+    *ierr = MPI_Info_create(&i);
+    *info = i;
+}
+
+void mpi_info_set_(MPI_Fint *info, const char *key, const char *value, MPI_Fint *ierr, size_t key_len,
+                   size_t value_len)
+{
+    char *k = mf_cstring(key, key_len), *v = mf_cstring(value, value_len);
+    if (!k || !v)
+        *ierr = MPI_ERR_NO_MEM;
+    else
+        *ierr = MPI_Info_set(*info, k, v);
+    free(k);
+    free(v);
+}
+
+void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierr)
+{
+    MPI_Info i = *info;
+    *ierr = MPI_Info_free(&i);
+    *info = i;
+}
+
+/* ---- handle conversion for C code called from Fortran (MPI 3.1 17.2.4):
+ * the handles are the same integers in both languages. ---- */
+
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm) { return comm; }
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm) { return comm; }
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype) { return datatype; }
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype) { return datatype; }
+MPI_Op MPI_Op_f2c(MPI_Fint op) { return op; }
+MPI_Fint MPI_Op_c2f(MPI_Op op) { return op; }
+MPI_Request MPI_Request_f2c(MPI_Fint request) { return request; }
+MPI_Fint MPI_Request_c2f(MPI_Request request) { return request; }
+MPI_Group MPI_Group_f2c(MPI_Fint group) { return group; }
+MPI_Fint MPI_Group_c2f(MPI_Group group) { return group; }
+MPI_Info MPI_Info_f2c(MPI_Fint info) { return info; }
+MPI_Fint MPI_Info_c2f(MPI_Info info) { return info; }
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler) { return errhandler; }
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler) { return errhandler; }
+
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    if (!f_status || !c_status || mf_status_ignored(f_status))
+        return MPI_ERR_ARG;
+    mf_status_in(f_status, c_status);
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    if (!f_status || !c_status || mf_status_ignored(f_status))
+        return MPI_ERR_ARG;
+    memcpy(f_status, c_status, sizeof(*c_status));
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,334 @@
+/*
+ * mpi/fortran/f_p2p.c: Fortran 77 bindings of point-to-point communication,
+ * completion (Wait/Test families), probes and persistent requests.
+ *
+ * A Fortran status is an INTEGER array of MPI_STATUS_SIZE holding the bytes
+ * of the C MPI_Status; MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE are
+ * recognised by address (fortran.h). Indices returned by Waitany, Testany,
+ * Waitsome and Testsome are 1-based in Fortran.
+ */
+#include "mpi/fortran/fortran.h"
+
+#include <stdlib.h>
+
+/* ---- status arrays ---- */
+
+/* C statuses for n requests: NULL (MPI_STATUSES_IGNORE) when the Fortran
+ * array is the sentinel, else *st (a small local array) or malloc'd memory.
+ * Returns MPI_ERR_NO_MEM when malloc fails. */
+#define LOCAL_STATUSES 16
+static int statuses_get(const MPI_Fint *fst, int n, MPI_Status local[LOCAL_STATUSES], MPI_Status **st)
+{
+    *st = NULL;
+    if (mf_status_ignored(fst) || n <= 0)
+        return MPI_SUCCESS;
+    if (n <= LOCAL_STATUSES) {
+        *st = local;
+        return MPI_SUCCESS;
+    }
+    *st = malloc((size_t)n * sizeof(MPI_Status));
+    return *st ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+/* Copy the C statuses out (all n, or those at the given 0-based indices)
+ * and release them. */
+static void statuses_put(MPI_Status *st, const MPI_Status *local, MPI_Fint *fst, int n, const int *idx)
+{
+    if (!st)
+        return;
+    for (int k = 0; k < n; k++) {
+        int i = idx ? idx[k] : k;
+        memcpy(fst + (size_t)i * FSTATUS_SIZE, &st[i], sizeof(MPI_Status));
+    }
+    if (st != local)
+        free(st);
+}
+
+/* ---- blocking ---- */
+
+void mpi_send_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+               MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Send(mf_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+
+void mpi_ssend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ssend(mf_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+
+void mpi_rsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Rsend(mf_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+
+void mpi_bsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = MPI_Bsend(mf_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+
+void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
+               MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    *ierr = MPI_Recv(mf_buf(buf), *count, *datatype, *source, *tag, *comm,
+                     mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
+        mf_status_out(&st, status);
+}
+
+void mpi_sendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest,
+                   MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                   MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    *ierr = MPI_Sendrecv(mf_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, mf_buf(recvbuf), *recvcount,
+                         *recvtype, *source, *recvtag, *comm,
+                         mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
+        mf_status_out(&st, status);
+}
+
+void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag,
+                           MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
+                           MPI_Fint *ierr)
+{
+    MPI_Status st;
+    *ierr = MPI_Sendrecv_replace(mf_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm,
+                                 mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
+        mf_status_out(&st, status);
+}
+
+/* ---- nonblocking ---- */
+
+#define NONBLOCKING_SEND(fname, cname)                                                                   \
+    void fname(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,    \
+               MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)                                      \
+    {                                                                                                  \
+        MPI_Request r = MPI_REQUEST_NULL;                                                              \
+        *ierr = cname(mf_buf(buf), *count, *datatype, *dest, *tag, *comm, &r);                         \
+        *request = r;                                                                                  \
+    }
+NONBLOCKING_SEND(mpi_isend_, MPI_Isend)
+NONBLOCKING_SEND(mpi_issend_, MPI_Issend)
+NONBLOCKING_SEND(mpi_irsend_, MPI_Irsend)
+NONBLOCKING_SEND(mpi_ibsend_, MPI_Isend) /* Bsend is Send here (no attached buffer needed) */
+NONBLOCKING_SEND(mpi_send_init_, MPI_Send_init)
+NONBLOCKING_SEND(mpi_ssend_init_, MPI_Ssend_init)
+NONBLOCKING_SEND(mpi_rsend_init_, MPI_Rsend_init)
+NONBLOCKING_SEND(mpi_bsend_init_, MPI_Bsend_init)
+
+void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    *ierr = MPI_Irecv(mf_buf(buf), *count, *datatype, *source, *tag, *comm, &r);
+    *request = r;
+}
+
+void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
+                    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    *ierr = MPI_Recv_init(mf_buf(buf), *count, *datatype, *source, *tag, *comm, &r);
+    *request = r;
+}
+
+void mpi_start_(MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = *request;
+    *ierr = MPI_Start(&r);
+    *request = r;
+}
+
+void mpi_startall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr)
+{
+    *ierr = MPI_Startall(*count, requests);
+}
+
+/* ---- completion ---- */
+
+void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Request r = *request;
+    MPI_Status st;
+    *ierr = MPI_Wait(&r, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *request = r;
+    if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
+        mf_status_out(&st, status);
+}
+
+void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Request r = *request;
+    MPI_Status st;
+    int f = 0;
+    *ierr = MPI_Test(&r, &f, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *request = r;
+    *flag = mf_logical(f);
+    if (f && (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE))
+        mf_status_out(&st, status);
+}
+
+/* MPI_Request is MPI_Fint, so the Fortran request array is used in place. */
+_Static_assert(sizeof(MPI_Request) == sizeof(MPI_Fint), "requests are INTEGERs");
+
+void mpi_waitall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    MPI_Status local[LOCAL_STATUSES], *st;
+    *ierr = statuses_get(statuses, *count, local, &st);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    *ierr = MPI_Waitall(*count, requests, st);
+    statuses_put(st, local, statuses, *count, NULL);
+}
+
+void mpi_testall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    MPI_Status local[LOCAL_STATUSES], *st;
+    int f = 0;
+    *ierr = statuses_get(statuses, *count, local, &st);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    *ierr = MPI_Testall(*count, requests, &f, st);
+    *flag = mf_logical(f);
+    statuses_put(st, local, statuses, f ? *count : 0, NULL);
+}
+
+void mpi_waitany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    int i = MPI_UNDEFINED;
+    *ierr = MPI_Waitany(*count, requests, &i, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+    if (i != MPI_UNDEFINED && (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE))
+        mf_status_out(&st, status);
+}
+
+void mpi_testany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status,
+                  MPI_Fint *ierr)
+{
+    MPI_Status st;
+    int i = MPI_UNDEFINED, f = 0;
+    *ierr = MPI_Testany(*count, requests, &i, &f, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+    *flag = mf_logical(f);
+    if (f && i != MPI_UNDEFINED && (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE))
+        mf_status_out(&st, status);
+}
+
+/* Waitsome / Testsome: C fills statuses[k] for k < outcount (MPI 3.1 3.7.5),
+ * indices 0-based; Fortran gets 1-based indices. */
+static void some_out(int outcount, MPI_Fint *indices, MPI_Status *st, const MPI_Status *local,
+                     MPI_Fint *statuses)
+{
+    if (st) {
+        for (int k = 0; k < outcount; k++)
+            memcpy(statuses + (size_t)k * FSTATUS_SIZE, &st[k], sizeof(MPI_Status));
+        if (st != local)
+            free(st);
+    }
+    for (int k = 0; k < outcount; k++)
+        indices[k] += 1;
+}
+
+void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
+                   MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    MPI_Status local[LOCAL_STATUSES], *st;
+    int n = MPI_UNDEFINED;
+    *ierr = statuses_get(statuses, *incount, local, &st);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    *ierr = MPI_Waitsome(*incount, requests, &n, indices, st);
+    *outcount = n;
+    some_out(n == MPI_UNDEFINED ? 0 : n, indices, st, local, statuses);
+}
+
+void mpi_testsome_(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
+                   MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    MPI_Status local[LOCAL_STATUSES], *st;
+    int n = MPI_UNDEFINED;
+    *ierr = statuses_get(statuses, *incount, local, &st);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    *ierr = MPI_Testsome(*incount, requests, &n, indices, st);
+    *outcount = n;
+    some_out(n == MPI_UNDEFINED ? 0 : n, indices, st, local, statuses);
+}
+
+void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = *request;
+    *ierr = MPI_Request_free(&r);
+    *request = r;
+}
+
+void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    int f = 0;
+    *ierr = MPI_Request_get_status(*request, &f, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *flag = mf_logical(f);
+    if (f && *ierr == MPI_SUCCESS)
+        mf_status_out(&st, status);
+}
+
+void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = *request;
+    *ierr = MPI_Cancel(&r);
+}
+
+void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    int f = 0;
+    mf_status_in(status, &st);
+    *ierr = MPI_Test_cancelled(&st, &f);
+    *flag = mf_logical(f);
+}
+
+/* ---- probes and status queries ---- */
+
+void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    *ierr = MPI_Probe(*source, *tag, *comm, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    if (*ierr == MPI_SUCCESS)
+        mf_status_out(&st, status);
+}
+
+void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status,
+                 MPI_Fint *ierr)
+{
+    MPI_Status st;
+    int f = 0;
+    *ierr = MPI_Iprobe(*source, *tag, *comm, &f, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *flag = mf_logical(f);
+    if (f && *ierr == MPI_SUCCESS)
+        mf_status_out(&st, status);
+}
+
+void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    int c = 0;
+    mf_status_in(status, &st);
+    *ierr = MPI_Get_count(&st, *datatype, &c);
+    *count = c;
+}
+
+void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    int c = 0;
+    mf_status_in(status, &st);
+    *ierr = MPI_Get_elements(&st, *datatype, &c);
+    *count = c;
+}
