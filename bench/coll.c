@@ -1,0 +1,622 @@
+/*
+ * bench/coll.c: time one collective operation over a sweep of message sizes.
+ *
+ * For every size m (bytes per rank: the operation's count x type size, as
+ * MPIX_Coll_predict takes it) and every algorithm timed, each rank runs a
+ * batch of ITERS calls after an MPI_Barrier and computes its mean time per
+ * call; the batch's time is the maximum over the ranks; the reported time
+ * is the median over REPS batches. Before the batches one call runs with a
+ * known pattern and its result is checked (a wrong result is reported and
+ * makes the exit status 1). Root 0 for the rooted operations.
+ *
+ * Built against mbmpi (MBMPI_HAVE_COLL_EXT from mpi.h), for every size it
+ * forces each algorithm of the operation in turn (MPIX_Coll_force) that the
+ * model says applies to (P, m), then "auto", and prints per algorithm the
+ * measured and the predicted time (MPIX_Coll_predict), the automatic pick,
+ * and whether the pick was the fastest algorithm measured (and, if not, by
+ * how much it lost). Built against another MPI, or with --osu, it times only
+ * the library's own choice and prints OSU-style lines ("# Size  Avg
+ * Latency(us)") that diff against the OSU Micro-Benchmarks and the peers.
+ *
+ * Buffers: bcast m at every rank; scatter / gather m x P at the root, m
+ * elsewhere; allgather m in, m x P out; alltoall m x P both ways;
+ * allreduce / reduce m bytes of MPI_FLOAT summed (MPI_UNSIGNED_CHAR below
+ * 4 bytes); barrier has no size (one line, size 0).
+ *
+ * usage: mpirun -n P coll -c OP [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS]
+ *                         [-a ALGO,...] [-t SECONDS] [--csv FILE] [--osu]
+ *   -c OP       bcast scatter gather alltoall allreduce reduce allgather barrier
+ *   -m MIN:MAX  sizes in bytes, powers of two (default 1:1M; K, M suffixes)
+ *   -f FACTOR   step between sizes, a power of two (default 2)
+ *   -i ITERS    calls per batch (default: about 4 MiB moved per batch,
+ *               between 2 and 50 calls)
+ *   -r REPS     batches per point (default 5)
+ *   -a LIST     only these algorithms (default all; mbmpi only)
+ *   -t SECONDS  start no new size after this long (default: no limit)
+ *   --csv FILE  also write CSV: op,P,m,algo,measured_us,predicted_us,chosen
+ *               (chosen: the model's pick, on the "auto" rows; --osu:
+ *               size,avg_latency_us)
+ *   --osu       only the library's choice, OSU-style output (forced when
+ *               built without MBMPI_HAVE_COLL_EXT)
+ * Exit status: 0, 1 when a result was wrong or a call failed, 2 on bad usage.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ALGOS 16
+#define NAME_LEN 64
+#define TAG_RESULT 7
+
+enum op_kind { OP_BCAST, OP_SCATTER, OP_GATHER, OP_ALLTOALL, OP_ALLREDUCE, OP_REDUCE, OP_ALLGATHER, OP_BARRIER };
+static const char *const op_names[] = {"bcast",  "scatter", "gather",    "alltoall",
+                                       "allreduce", "reduce", "allgather", "barrier"};
+#define N_OPS ((int)(sizeof op_names / sizeof op_names[0]))
+
+static int rank, nprocs;
+static enum op_kind op;
+static unsigned char *sbuf, *rbuf;
+static int errors;
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: coll -c bcast|scatter|gather|alltoall|allreduce|reduce|allgather|barrier\n"
+                    "            [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS] [-a ALGO,...] [-t SECONDS]\n"
+                    "            [--csv FILE] [--osu]\n");
+}
+
+/* "64", "8K", "4M" -> bytes; -1 on error */
+static long parse_size(const char *s, char **endp)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 0)
+        return -1;
+    if (*end == 'K' || *end == 'k') {
+        v *= 1024;
+        end++;
+    } else if (*end == 'M' || *end == 'm') {
+        v *= 1024 * 1024;
+        end++;
+    }
+    *endp = end;
+    return v;
+}
+
+static int is_pow2(long v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Bytes one call moves in total (a rough volume, only to size the batches). */
+static double volume(long m)
+{
+    double p = nprocs;
+    switch (op) {
+    case OP_ALLTOALL:
+        return (double)m * p * (p - 1);
+    case OP_ALLREDUCE:
+    case OP_ALLGATHER:
+        return 2.0 * (double)m * p;
+    case OP_BARRIER:
+        return 0.0;
+    default:
+        return (double)m * (p > 1 ? p - 1 : 1);
+    }
+}
+
+static long default_iters(long m)
+{
+    double v = volume(m);
+    long it = v > 0 ? (long)((4.0 * 1048576.0) / v) : 50;
+    return it < 2 ? 2 : it > 50 ? 50 : it;
+}
+
+/* The reduction type for m bytes: MPI_FLOAT from 4 bytes, else bytes. */
+static MPI_Datatype red_type(long m, int *count)
+{
+    if (m >= 4) {
+        *count = (int)(m / 4);
+        return MPI_FLOAT;
+    }
+    *count = (int)m;
+    return MPI_UNSIGNED_CHAR;
+}
+
+/* One call of the operation on the benchmark buffers. */
+static int run_once(long m)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    int c = (int)m, rc;
+    switch (op) {
+    case OP_BCAST:
+        return MPI_Bcast(sbuf, c, MPI_BYTE, 0, w);
+    case OP_SCATTER:
+        return MPI_Scatter(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, 0, w);
+    case OP_GATHER:
+        return MPI_Gather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, 0, w);
+    case OP_ALLTOALL:
+        return MPI_Alltoall(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w);
+    case OP_ALLGATHER:
+        return MPI_Allgather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w);
+    case OP_ALLREDUCE: {
+        int n;
+        MPI_Datatype t = red_type(m, &n);
+        return MPI_Allreduce(sbuf, rbuf, n, t, MPI_SUM, w);
+    }
+    case OP_REDUCE: {
+        int n;
+        MPI_Datatype t = red_type(m, &n);
+        return MPI_Reduce(sbuf, rbuf, n, t, MPI_SUM, 0, w);
+    }
+    case OP_BARRIER:
+        rc = MPI_Barrier(w);
+        return rc;
+    }
+    return MPI_ERR_ARG;
+}
+
+static unsigned char pat(long a, long b, long i)
+{
+    return (unsigned char)(a * 31 + b * 17 + i * 7 + 3);
+}
+
+/* Fill the send buffer with the check pattern and clear the receive buffer. */
+static void fill(long m)
+{
+    long p = nprocs;
+    switch (op) {
+    case OP_BCAST:
+        for (long i = 0; i < m; i++)
+            sbuf[i] = rank == 0 ? pat(0, 0, i) : 0;
+        break;
+    case OP_SCATTER:
+        if (rank == 0)
+            for (long j = 0; j < p; j++)
+                for (long i = 0; i < m; i++)
+                    sbuf[j * m + i] = pat(j, 0, i);
+        memset(rbuf, 0, (size_t)m);
+        break;
+    case OP_GATHER:
+    case OP_ALLGATHER:
+        for (long i = 0; i < m; i++)
+            sbuf[i] = pat(rank, 0, i);
+        memset(rbuf, 0, (size_t)(m * p));
+        break;
+    case OP_ALLTOALL:
+        for (long j = 0; j < p; j++)
+            for (long i = 0; i < m; i++)
+                sbuf[j * m + i] = pat(rank, j, i);
+        memset(rbuf, 0, (size_t)(m * p));
+        break;
+    case OP_ALLREDUCE:
+    case OP_REDUCE: {
+        int n;
+        if (red_type(m, &n) == MPI_FLOAT) {
+            float *f = (float *)(void *)sbuf;
+            for (int i = 0; i < n; i++)
+                f[i] = (float)(rank + 1 + i % 13);
+        } else {
+            for (int i = 0; i < n; i++)
+                sbuf[i] = (unsigned char)(rank + 1 + i % 13);
+        }
+        memset(rbuf, 0, (size_t)m);
+        break;
+    }
+    case OP_BARRIER:
+        break;
+    }
+}
+
+/* Check the result of one call after fill(); returns the first bad byte or
+ * element index, -1 when correct. */
+static long check(long m)
+{
+    long p = nprocs;
+    switch (op) {
+    case OP_BCAST:
+        for (long i = 0; i < m; i++)
+            if (sbuf[i] != pat(0, 0, i))
+                return i;
+        break;
+    case OP_SCATTER:
+        for (long i = 0; i < m; i++)
+            if (rbuf[i] != pat(rank, 0, i))
+                return i;
+        break;
+    case OP_GATHER:
+        if (rank != 0)
+            break;
+        /* fall through */
+    case OP_ALLGATHER:
+        for (long j = 0; j < p; j++)
+            for (long i = 0; i < m; i++)
+                if (rbuf[j * m + i] != pat(j, 0, i))
+                    return j * m + i;
+        break;
+    case OP_ALLTOALL:
+        for (long j = 0; j < p; j++)
+            for (long i = 0; i < m; i++)
+                if (rbuf[j * m + i] != pat(j, rank, i))
+                    return j * m + i;
+        break;
+    case OP_ALLREDUCE:
+    case OP_REDUCE: {
+        int n;
+        if (op == OP_REDUCE && rank != 0)
+            break;
+        if (red_type(m, &n) == MPI_FLOAT) {
+            const float *f = (const float *)(const void *)rbuf;
+            for (int i = 0; i < n; i++)
+                if (f[i] != (float)(p * (p + 1) / 2 + p * (i % 13)))
+                    return i;
+        } else {
+            for (int i = 0; i < n; i++)
+                if (rbuf[i] != (unsigned char)(p * (p + 1) / 2 + p * (i % 13)))
+                    return i;
+        }
+        break;
+    }
+    case OP_BARRIER:
+        break;
+    }
+    return -1;
+}
+
+/* The maximum of v over the ranks, at rank 0, by point-to-point messages so
+ * that no forced collective algorithm is involved. */
+static double max_over_ranks(double v)
+{
+    if (rank != 0) {
+        MPI_Send(&v, 1, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        return v;
+    }
+    for (int r = 1; r < nprocs; r++) {
+        double x;
+        MPI_Recv(&x, 1, MPI_DOUBLE, r, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (x > v)
+            v = x;
+    }
+    return v;
+}
+
+/* Rank 0's value of v at every rank (point to point, as above). */
+static int from_root(int v)
+{
+    if (rank == 0) {
+        for (int r = 1; r < nprocs; r++)
+            MPI_Send(&v, 1, MPI_INT, r, TAG_RESULT, MPI_COMM_WORLD);
+    } else {
+        MPI_Recv(&v, 1, MPI_INT, 0, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    return v;
+}
+
+#ifdef MBMPI_HAVE_COLL_EXT
+/* 1 at every rank when ok is nonzero at every rank. */
+static int agree(int ok)
+{
+    return from_root(max_over_ranks(ok ? 0.0 : 1.0) == 0.0);
+}
+#endif
+
+/* Check one call, then time REPS batches of ITERS calls; returns the median
+ * batch time in microseconds at rank 0 (negative when a call failed). */
+static double time_point(const char *algo, long m, long iters, int reps)
+{
+    double v[1000];
+    int bad_rc = 0;
+
+    fill(m);
+    int rc = run_once(m);
+    long bad = rc == MPI_SUCCESS ? check(m) : 0;
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op], algo, m,
+                rc);
+        bad_rc = 1;
+    } else if (bad >= 0) {
+        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: WRONG RESULT at index %ld\n", rank, op_names[op], algo, m,
+                bad);
+        errors++;
+    }
+    for (int r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
+            rc = run_once(m);
+        double t = (MPI_Wtime() - t0) / (double)iters;
+        if (rc != MPI_SUCCESS && !bad_rc) {
+            fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op], algo,
+                    m, rc);
+            bad_rc = 1;
+        }
+        v[r] = max_over_ranks(t);
+    }
+    if (bad_rc)
+        errors++;
+    return bad_rc ? -1.0 : median(v, reps) * 1e6;
+}
+
+static void library_version(char *ver)
+{
+    int len = 0;
+    MPI_Get_library_version(ver, &len);
+    ver[strcspn(ver, "\n")] = '\0';
+    for (char *c = ver; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
+}
+
+static const char *provider(void)
+{
+    const char *p = getenv("MBMPI_PROVIDER");
+    return p && *p ? p : "default";
+}
+
+int main(int argc, char **argv)
+{
+    int bad = 0, osu = 0, reps = 5, nalgo_opt = 0;
+    long mmin = 1, mmax = 1L << 20, factor = 2, iters_opt = 0;
+    double budget = 0.0;
+    const char *csv = NULL, *opname = NULL;
+    char algo_opt[MAX_ALGOS][NAME_LEN];
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    /* report failing calls instead of ending the job at the first one */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    for (int a = 1; a < argc && !bad; a++) {
+        char *end;
+        if (!strcmp(argv[a], "-c") && a + 1 < argc) {
+            opname = argv[++a];
+        } else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
+            mmin = parse_size(argv[++a], &end);
+            bad = mmin < 0 || *end != ':';
+            if (!bad) {
+                mmax = parse_size(end + 1, &end);
+                bad = mmax < 0 || *end;
+            }
+        } else if (!strcmp(argv[a], "-f") && a + 1 < argc) {
+            factor = atol(argv[++a]);
+            bad = !is_pow2(factor) || factor < 2;
+        } else if (!strcmp(argv[a], "-i") && a + 1 < argc) {
+            iters_opt = atol(argv[++a]);
+            bad = iters_opt < 1;
+        } else if (!strcmp(argv[a], "-r") && a + 1 < argc) {
+            reps = atoi(argv[++a]);
+            bad = reps < 1 || reps > 1000;
+        } else if (!strcmp(argv[a], "-t") && a + 1 < argc) {
+            budget = atof(argv[++a]);
+            bad = budget <= 0;
+        } else if (!strcmp(argv[a], "-a") && a + 1 < argc) {
+            char *list = strdup(argv[++a]), *save = NULL;
+            for (char *t = strtok_r(list, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
+                bad = nalgo_opt == MAX_ALGOS || strlen(t) >= NAME_LEN;
+                if (!bad)
+                    snprintf(algo_opt[nalgo_opt++], NAME_LEN, "%s", t);
+            }
+            free(list);
+        } else if (!strcmp(argv[a], "--csv") && a + 1 < argc) {
+            csv = argv[++a];
+        } else if (!strcmp(argv[a], "--osu")) {
+            osu = 1;
+        } else {
+            bad = 1;
+        }
+    }
+    int found = 0;
+    for (int k = 0; opname && k < N_OPS; k++)
+        if (!strcmp(opname, op_names[k])) {
+            op = (enum op_kind)k;
+            found = 1;
+        }
+    if (!bad && (!found || !is_pow2(mmin) || !is_pow2(mmax) || mmin > mmax || mmax > (1L << 28))) {
+        if (rank == 0)
+            fprintf(stderr, "coll: %s\n", !found ? "-c: unknown or missing operation"
+                                                 : "-m: sizes must be powers of two, MIN <= MAX <= 256M");
+        bad = 1;
+    }
+    if (bad) {
+        if (rank == 0)
+            usage();
+        MPI_Finalize();
+        return 2;
+    }
+    if (op == OP_BARRIER)
+        mmin = mmax = 0;
+#ifndef MBMPI_HAVE_COLL_EXT
+    osu = 1;
+    if (nalgo_opt && rank == 0)
+        fprintf(stderr, "coll: -a needs mbmpi (MBMPI_HAVE_COLL_EXT); timing the library's choice only\n");
+#endif
+
+#ifdef MBMPI_HAVE_COLL_EXT
+    /* the algorithms to time: none (--osu) or the operation's, in order */
+    int nalgo = 0;
+    char algo[MAX_ALGOS][NAME_LEN];
+    if (!osu) {
+        int count = 0;
+        if (MPIX_Coll_algo_count(op_names[op], &count) != MPI_SUCCESS) {
+            if (rank == 0)
+                fprintf(stderr, "coll: the library has no algorithms for %s\n", op_names[op]);
+            count = 0;
+        }
+        for (int i = 0; i < count && nalgo < MAX_ALGOS; i++) {
+            char name[NAME_LEN];
+            if (MPIX_Coll_algo_name(op_names[op], i, name, NAME_LEN) != MPI_SUCCESS)
+                continue;
+            int want = nalgo_opt == 0;
+            for (int k = 0; k < nalgo_opt; k++)
+                want |= !strcmp(algo_opt[k], name);
+            if (want)
+                snprintf(algo[nalgo++], NAME_LEN, "%s", name);
+        }
+        for (int k = 0; k < nalgo_opt; k++) {
+            int known = 0;
+            for (int i = 0; i < nalgo; i++)
+                known |= !strcmp(algo[i], algo_opt[k]);
+            if (!known && rank == 0)
+                fprintf(stderr, "coll: -a: %s has no algorithm '%s' (ignored)\n", op_names[op], algo_opt[k]);
+        }
+    }
+#endif
+
+    /* buffers for the largest size */
+    size_t big = (size_t)(mmax > 0 ? mmax : 1) * (size_t)nprocs;
+    if (posix_memalign((void **)&sbuf, 4096, big) || posix_memalign((void **)&rbuf, 4096, big)) {
+        fprintf(stderr, "coll: cannot allocate 2 x %zu bytes\n", big);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(sbuf, 0, big);
+    memset(rbuf, 0, big);
+
+    FILE *cf = NULL;
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    library_version(ver);
+    if (rank == 0) {
+        if (csv && !(cf = fopen(csv, "w"))) {
+            perror(csv);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        if (osu) {
+            printf("# mbmpi coll %s, P=%d (MPI: %s)\n", op_names[op], nprocs, ver);
+            printf("# %-10s%18s\n", "Size", "Avg Latency(us)");
+            if (cf)
+                fprintf(cf, "size,avg_latency_us\n");
+        } else {
+            printf("# mbmpi coll %s, P=%d, provider %s, %d reps (MPI: %s)\n", op_names[op], nprocs, provider(),
+                   reps, ver);
+            printf("# measured: median over batches of the slowest rank's mean time per call (us); "
+                   "predicted: the pLogP model (us)\n");
+            printf("# %-9s %-26s %12s %12s %9s\n", "Size", "algorithm", "measured", "predicted", "pred/meas");
+            if (cf)
+                fprintf(cf, "op,P,m,algo,measured_us,predicted_us,chosen\n");
+        }
+        fflush(stdout);
+    }
+
+    double start = MPI_Wtime();
+    int points = 0, fastest = 0, within10 = 0;
+    for (long m = mmin;; m = m * factor) {
+        if (m > mmax)
+            break;
+        int stop = budget > 0 && MPI_Wtime() - start > budget;
+        if (from_root(stop)) {
+            if (rank == 0)
+                fprintf(stderr, "coll: time budget of %g s spent: stopping before size %ld\n", budget, m);
+            break;
+        }
+        long iters = iters_opt ? iters_opt : default_iters(m);
+        if (osu) {
+            double t = time_point("library", m, iters, reps);
+            if (rank == 0) {
+                printf("%-12ld%18.2f\n", m, t);
+                if (cf)
+                    fprintf(cf, "%ld,%.3f\n", m, t);
+                fflush(stdout);
+            }
+            if (op == OP_BARRIER)
+                break;
+            continue;
+        }
+#ifdef MBMPI_HAVE_COLL_EXT
+        double meas[MAX_ALGOS + 1], pred[MAX_ALGOS + 1];
+        char chosen[NAME_LEN] = "";
+        int best = -1, pick = -1;
+        for (int i = 0; i <= nalgo; i++) {
+            /* i == nalgo: the automatic choice */
+            const char *a = i < nalgo ? algo[i] : "auto";
+            meas[i] = -1.0;
+            /* (every rank asks, and all go by rank 0's answer, so a
+             * disagreement cannot leave some ranks in a collective alone) */
+            int ok = MPIX_Coll_predict(op_names[op], a, nprocs, (MPI_Count)m, &pred[i], i < nalgo ? NULL : chosen,
+                                       NAME_LEN) == MPI_SUCCESS;
+            if (!from_root(ok)) {
+                pred[i] = -1.0; /* does not apply to (P, m): not timed */
+                continue;
+            }
+            if (!agree(MPIX_Coll_force(op_names[op], a) == MPI_SUCCESS)) {
+                if (rank == 0)
+                    fprintf(stderr, "coll: MPIX_Coll_force(%s, %s) failed at some rank\n", op_names[op], a);
+                errors++;
+                MPIX_Coll_force(op_names[op], "auto");
+                continue;
+            }
+            meas[i] = time_point(a, m, iters, reps);
+            MPIX_Coll_force(op_names[op], "auto");
+            if (i < nalgo && meas[i] >= 0 && (best < 0 || meas[i] < meas[best]))
+                best = i;
+            if (i < nalgo && !strcmp(chosen, algo[i]))
+                pick = i;
+        }
+        for (int i = 0; i < nalgo && pick < 0; i++)
+            if (!strcmp(chosen, algo[i]))
+                pick = i;
+        if (rank == 0) {
+            for (int i = 0; i <= nalgo; i++) {
+                char label[NAME_LEN + 8];
+                if (i < nalgo)
+                    snprintf(label, sizeof label, "%.63s", algo[i]);
+                else
+                    snprintf(label, sizeof label, "auto(%.63s)", chosen[0] ? chosen : "?");
+                if (pred[i] < 0) {
+                    printf("%-11ld %-26s %12s %12s %9s\n", m, label, "-", "n/a", "-");
+                    continue;
+                }
+                if (meas[i] < 0)
+                    printf("%-11ld %-26s %12s %12.2f %9s\n", m, label, "FAIL", pred[i], "-");
+                else
+                    printf("%-11ld %-26s %12.2f %12.2f %9.2f\n", m, label, meas[i], pred[i],
+                           meas[i] > 0 ? pred[i] / meas[i] : 0.0);
+                if (cf)
+                    fprintf(cf, "%s,%d,%ld,%s,%.3f,%.3f,%s\n", op_names[op], nprocs, m, i < nalgo ? algo[i] : "auto",
+                            meas[i], pred[i], i < nalgo ? "" : chosen);
+            }
+            if (best >= 0 && pick >= 0 && meas[pick] >= 0) {
+                double lost = meas[pick] / meas[best] - 1.0;
+                points++;
+                fastest += pick == best;
+                within10 += lost <= 0.10;
+                if (pick == best)
+                    printf("#   %ld: pick %s is the fastest measured\n", m, chosen);
+                else
+                    printf("#   %ld: pick %s is not the fastest: %s (%.2f us); the pick lost %.1f %%\n", m,
+                           chosen, algo[best], meas[best], 100.0 * lost);
+            } else {
+                printf("#   %ld: no comparison (pick '%s' %s)\n", m, chosen,
+                       pick < 0 ? "is not among the algorithms timed" : "was not measured");
+            }
+            fflush(stdout);
+        }
+#endif
+        if (op == OP_BARRIER)
+            break;
+    }
+    if (rank == 0 && !osu)
+        printf("# summary %s P=%d: pick fastest at %d of %d sizes, within 10 %% of the fastest at %d of %d\n",
+               op_names[op], nprocs, fastest, points, within10, points);
+    if (cf)
+        fclose(cf);
+    int any = max_over_ranks((double)errors) > 0;
+    any = from_root(any);
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return any ? 1 : 0;
+}

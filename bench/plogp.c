@@ -1,0 +1,340 @@
+/*
+ * bench/plogp.c: measure the pLogP parameters L, o_s(m), o_r(m), g(m)
+ * between ranks 0 and 1, after the method of the MPI LogP Benchmark
+ * (Kielmann, Bal, Verstoep, "Fast measurement of LogP parameters for message
+ * passing platforms", 2000). Plain MPI: builds with any mpicc.
+ *
+ * For m = 0 and every power of two from 1 to MAX (default 4 MiB), each
+ * quantity is the median over REPS repetitions of a mean over n(m)
+ * iterations (n shrinks as m grows):
+ *
+ *   RTT(m)  ping-pong round trip (0 -> 1 -> 0, m bytes each way).
+ *   o_s(m)  duration of MPI_Send(m) at rank 0 with the receive already
+ *           posted at rank 1: rank 1 posts MPI_Irecv, then sends a 0-byte
+ *           "ready" token; rank 0 times the MPI_Send that follows the token.
+ *   o_r(m)  duration of MPI_Recv(m) at rank 1 for a message that has already
+ *           arrived: rank 0 sends, rank 1 polls MPI_Iprobe until the message
+ *           is there, then times MPI_Recv, then acknowledges (0 bytes).
+ *           (Above the eager limit "arrived" means the envelope / RTS: o_r
+ *           then includes the transfer, as with the benchmark's delay
+ *           method.)
+ *   g(m)    gap from a saturating stream: rank 0 sends N = 2n messages
+ *           back to back, rank 1 receives them and answers with one 0-byte
+ *           ack; the stream takes T(N) = N g(m) + 2L + g(0) = N g(m) +
+ *           RTT(0) - g(0), so g(m) = (T(N) - RTT(0)) / N (off by g(0)/N,
+ *           and less noisy than a difference of two streams).
+ *   L       end-to-end latency as pLogP defines it, from RTT(0) = 2 (L + g(0)):
+ *           L = RTT(0)/2 - g(0) (clamped at 0.01 us).
+ * The cost of one MPI_Wtime call is measured and subtracted from o_s, o_r.
+ *
+ * Output (-o FILE, default stdout): the mbmpi pLogP parameter file
+ *     # mbmpi pLogP parameters v1
+ *     # provider <name>, measured <date> by bench/plogp
+ *     L <us>
+ *     # m_bytes  os_us  or_us  g_us
+ *     1 0.30 0.35 0.50
+ *     ...
+ * and with --csv FILE also m,os_us,or_us,g_us,rtt_us (m = 0 included).
+ *
+ * usage: mpirun -n 2 plogp [-o FILE] [--csv FILE] [-m MAX] [-r REPS] [-i SCALE]
+ *                          [-p PROVIDER]
+ *   -m MAX     largest size (default 4M; K and M suffixes)
+ *   -r REPS    repetitions per quantity and size (default 5)
+ *   -i SCALE   multiply the iteration counts (default 1.0: 400 iterations up
+ *              to 4 KiB, then fewer, at least 4)
+ *   -p NAME    provider name for the header (default: MBMPI_PROVIDER, "tcp"
+ *              written as "tcp;ofi_rxm", else "unknown")
+ * Ranks other than 0 and 1 only take part in start-up and shut-down.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_SIZES 40
+#define TAG_DATA 1
+#define TAG_TOKEN 2
+
+enum { Q_RTT, Q_OS, Q_OR, Q_G, NQ };
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: plogp [-o FILE] [--csv FILE] [-m MAX] [-r REPS] [-i SCALE] [-p PROVIDER]\n");
+}
+
+/* "64", "8K", "4M" -> bytes; -1 on error */
+static long parse_size(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 0)
+        return -1;
+    if (*end == 'K' || *end == 'k') {
+        v *= 1024;
+        end++;
+    } else if (*end == 'M' || *end == 'm') {
+        v *= 1024 * 1024;
+        end++;
+    }
+    return *end ? -1 : v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Iterations per repetition: constant for small sizes (where one message
+ * costs a few microseconds), then inversely proportional to m so that a
+ * repetition moves about 1.6 MB; never fewer than 4. */
+static long iterations(long m, double scale)
+{
+    long it = m <= 4096 ? 400 : (long)(400.0 * 4096.0 / (double)m);
+    it = (long)((double)it * scale);
+    return it < 4 ? 4 : it;
+}
+
+/* Cost of one MPI_Wtime call (seconds), subtracted from the per-call times. */
+static double wtime_cost(void)
+{
+    double v[7];
+    for (int r = 0; r < 7; r++) {
+        double t0 = MPI_Wtime(), t = t0;
+        for (int i = 0; i < 1000; i++)
+            t = MPI_Wtime();
+        v[r] = (t - t0) / 1000.0;
+    }
+    return median(v, 7);
+}
+
+/* One repetition of quantity q at size m with n iterations; returns seconds
+ * per iteration at rank 0 (RTT, o_s, g) or rank 1 (o_r), 0 elsewhere. tw is
+ * the cost of MPI_Wtime, rtt0 the round trip of an empty message (seconds,
+ * rank 0; subtracted from the stream time of g). */
+static double measure(int q, int rank, char *buf, long m, long n, double tw, double rtt0)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    int cnt = (int)m;
+    double acc = 0.0, t0;
+    MPI_Request req;
+
+    switch (q) {
+    case Q_RTT:
+        t0 = MPI_Wtime();
+        for (long i = 0; i < n; i++) {
+            if (rank == 0) {
+                MPI_Send(buf, cnt, MPI_BYTE, 1, TAG_DATA, w);
+                MPI_Recv(buf, cnt, MPI_BYTE, 1, TAG_DATA, w, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Recv(buf, cnt, MPI_BYTE, 0, TAG_DATA, w, MPI_STATUS_IGNORE);
+                MPI_Send(buf, cnt, MPI_BYTE, 0, TAG_DATA, w);
+            }
+        }
+        return rank == 0 ? (MPI_Wtime() - t0) / (double)n : 0.0;
+    case Q_OS:
+        for (long i = 0; i < n; i++) {
+            if (rank == 0) {
+                MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_TOKEN, w, MPI_STATUS_IGNORE);
+                t0 = MPI_Wtime();
+                MPI_Send(buf, cnt, MPI_BYTE, 1, TAG_DATA, w);
+                acc += MPI_Wtime() - t0 - tw;
+            } else {
+                MPI_Irecv(buf, cnt, MPI_BYTE, 0, TAG_DATA, w, &req);
+                MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_TOKEN, w);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+        }
+        return rank == 0 ? acc / (double)n : 0.0;
+    case Q_OR:
+        for (long i = 0; i < n; i++) {
+            if (rank == 0) {
+                MPI_Send(buf, cnt, MPI_BYTE, 1, TAG_DATA, w);
+                MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_TOKEN, w, MPI_STATUS_IGNORE);
+            } else {
+                int flag = 0;
+                while (!flag)
+                    MPI_Iprobe(0, TAG_DATA, w, &flag, MPI_STATUS_IGNORE);
+                t0 = MPI_Wtime();
+                MPI_Recv(buf, cnt, MPI_BYTE, 0, TAG_DATA, w, MPI_STATUS_IGNORE);
+                acc += MPI_Wtime() - t0 - tw;
+                MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_TOKEN, w);
+            }
+        }
+        return rank == 1 ? acc / (double)n : 0.0;
+    default: /* Q_G: a stream of 2n messages, then one ack */
+        n *= 2;
+        t0 = MPI_Wtime();
+        for (long i = 0; i < n; i++) {
+            if (rank == 0)
+                MPI_Send(buf, cnt, MPI_BYTE, 1, TAG_DATA, w);
+            else
+                MPI_Recv(buf, cnt, MPI_BYTE, 0, TAG_DATA, w, MPI_STATUS_IGNORE);
+        }
+        if (rank == 0)
+            MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_TOKEN, w, MPI_STATUS_IGNORE);
+        else
+            MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_TOKEN, w);
+        return rank == 0 ? (MPI_Wtime() - t0 - rtt0) / (double)n : 0.0;
+    }
+}
+
+static void provider_name(const char *opt, char *name, size_t len)
+{
+    const char *p = opt ? opt : getenv("MBMPI_PROVIDER");
+    if (!p || !*p || !strcmp(p, "auto"))
+        p = "unknown";
+    else if (!strcmp(p, "tcp"))
+        p = "tcp;ofi_rxm";
+    snprintf(name, len, "%s", p);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, bad = 0, reps = 5;
+    double scale = 1.0;
+    long maxsize = 4L << 20;
+    const char *out = NULL, *csv = NULL, *prov_opt = NULL;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    for (int a = 1; a < argc && !bad; a++) {
+        if (!strcmp(argv[a], "-o") && a + 1 < argc) {
+            out = argv[++a];
+        } else if (!strcmp(argv[a], "--csv") && a + 1 < argc) {
+            csv = argv[++a];
+        } else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
+            maxsize = parse_size(argv[++a]);
+            bad = maxsize < 1 || maxsize > (1L << 30);
+        } else if (!strcmp(argv[a], "-r") && a + 1 < argc) {
+            reps = atoi(argv[++a]);
+            bad = reps < 1 || reps > 1000;
+        } else if (!strcmp(argv[a], "-i") && a + 1 < argc) {
+            scale = atof(argv[++a]);
+            bad = scale <= 0;
+        } else if (!strcmp(argv[a], "-p") && a + 1 < argc) {
+            prov_opt = argv[++a];
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad || size < 2) {
+        if (rank == 0) {
+            if (size < 2)
+                fprintf(stderr, "plogp: needs at least 2 ranks\n");
+            usage();
+        }
+        MPI_Finalize();
+        return 2;
+    }
+
+    long sizes[MAX_SIZES];
+    int nsizes = 0;
+    sizes[nsizes++] = 0;
+    for (long s = 1; s <= maxsize && nsizes < MAX_SIZES; s *= 2)
+        sizes[nsizes++] = s;
+
+    char *buf = NULL;
+    if (rank < 2) {
+        if (posix_memalign((void **)&buf, 4096, (size_t)maxsize)) {
+            fprintf(stderr, "plogp: cannot allocate %ld bytes\n", maxsize);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        memset(buf, rank + 1, (size_t)maxsize);
+    }
+    double tw = wtime_cost();
+    /* res[k][q]: microseconds; o_r comes from rank 1 */
+    static double res[MAX_SIZES][NQ];
+    double *v = malloc(sizeof(double) * (size_t)reps);
+    if (!v)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+
+    /* The first messages of a job pay for connection set-up and protocol
+     * windows opening: run every quantity once at a few sizes first. */
+    double rtt0 = 0.0;
+    for (int q = 0; q < NQ && rank < 2; q++)
+        for (long m = 0; m <= 65536 && m <= maxsize; m = m ? m * 16 : 1)
+            measure(q, rank, buf, m, 50, tw, 0.0);
+
+    for (int k = 0; k < nsizes && rank < 2; k++) {
+        long m = sizes[k], n = iterations(m, scale);
+        for (int q = 0; q < NQ; q++) {
+            measure(q, rank, buf, m, n / 10 + 1, tw, rtt0); /* warm-up */
+            for (int r = 0; r < reps; r++)
+                v[r] = measure(q, rank, buf, m, n, tw, rtt0);
+            res[k][q] = median(v, reps) * 1e6;
+            if (k == 0 && q == Q_RTT)
+                rtt0 = res[0][Q_RTT] * 1e-6;
+        }
+        if (rank == 1)
+            MPI_Send(&res[k][Q_OR], 1, MPI_DOUBLE, 0, TAG_TOKEN, MPI_COMM_WORLD);
+        else
+            MPI_Recv(&res[k][Q_OR], 1, MPI_DOUBLE, 1, TAG_TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank == 0) {
+            fprintf(stderr, "plogp: m=%-8ld os %9.3f  or %9.3f  g %9.3f  rtt %9.3f us\n", m, res[k][Q_OS],
+                    res[k][Q_OR], res[k][Q_G], res[k][Q_RTT]);
+        }
+    }
+
+    int rc = 0;
+    if (rank == 0) {
+        char prov[128], date[64];
+        time_t now = time(NULL);
+        provider_name(prov_opt, prov, sizeof prov);
+        strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+        /* clamp noise (g from a difference can dip below zero on a loaded host) */
+        for (int k = 0; k < nsizes; k++)
+            for (int q = 0; q < NQ; q++)
+                if (res[k][q] < 0.001)
+                    res[k][q] = 0.001;
+        double L = res[0][Q_RTT] / 2.0 - res[0][Q_G];
+        if (L < 0.01)
+            L = 0.01;
+        FILE *f = out ? fopen(out, "w") : stdout;
+        if (!f) {
+            perror(out);
+            rc = 1;
+        } else {
+            fprintf(f, "# mbmpi pLogP parameters v1\n");
+            fprintf(f, "# provider %s, measured %s by bench/plogp\n", prov, date);
+            fprintf(f, "# RTT(0) %.3f us, g(0) %.3f us, o_s(0) %.3f us, o_r(0) %.3f us, L = RTT(0)/2 - g(0); "
+                       "%d reps, -i %g\n",
+                    res[0][Q_RTT], res[0][Q_G], res[0][Q_OS], res[0][Q_OR], reps, scale);
+            fprintf(f, "L %.3f\n", L);
+            fprintf(f, "# m_bytes  os_us  or_us  g_us\n");
+            for (int k = 1; k < nsizes; k++)
+                fprintf(f, "%ld %.3f %.3f %.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR], res[k][Q_G]);
+            if (f != stdout && fclose(f) != 0) {
+                perror(out);
+                rc = 1;
+            }
+        }
+        if (csv) {
+            FILE *c = fopen(csv, "w");
+            if (!c) {
+                perror(csv);
+                rc = 1;
+            } else {
+                fprintf(c, "m,os_us,or_us,g_us,rtt_us\n");
+                for (int k = 0; k < nsizes; k++)
+                    fprintf(c, "%ld,%.3f,%.3f,%.3f,%.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR], res[k][Q_G],
+                            res[k][Q_RTT]);
+                fclose(c);
+            }
+        }
+    }
+    free(v);
+    free(buf);
+    MPI_Finalize();
+    return rc;
+}
