@@ -8,6 +8,7 @@
  * communicators. A job of one rank needs no transport at all.
  */
 #include "mpi/core.h"
+#include "mpi/coll/model.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "util/status.h"
@@ -38,6 +39,43 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
     {"WRITE_CHUNK", "0", "largest single remote write (0: provider maximum)", UT_CFG_SIZE, &mpii_g.write_chunk},
     {"STATS", "0", "print per-rank protocol counters at MPI_Finalize", UT_CFG_BOOL, &mpii_g.stats},
     {"SPIN", "200", "idle progress polls before a wait yields the CPU", UT_CFG_INT, &mpii_g.spin},
+    /* collectives (mpi/coll/model.c): pLogP parameters, forced algorithms */
+    {"PLOGP_FILE", "", "pLogP parameter file of bench/plogp (empty: built-in shm or tcp set)", UT_CFG_STRING,
+     &mpii_coll_cfg_plogp_file},
+    {"COLL_VERBOSE", "0", "print each collective algorithm choice with predicted times (rank 0, stderr)",
+     UT_CFG_BOOL, &mpii_coll_cfg_verbose},
+    {"BARRIER_ALGO", "auto", "barrier algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_BARRIER]},
+    {"BCAST_ALGO", "auto", "bcast algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_BCAST]},
+    {"REDUCE_ALGO", "auto", "reduce algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_REDUCE]},
+    {"ALLREDUCE_ALGO", "auto", "allreduce algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_ALLREDUCE]},
+    {"SCATTER_ALGO", "auto", "scatter algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_SCATTER]},
+    {"GATHER_ALGO", "auto", "gather algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_GATHER]},
+    {"ALLGATHER_ALGO", "auto", "allgather algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_ALLGATHER]},
+    {"ALLTOALL_ALGO", "auto", "alltoall algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_ALLTOALL]},
+    {"SCATTERV_ALGO", "auto", "scatterv algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_SCATTERV]},
+    {"GATHERV_ALGO", "auto", "gatherv algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_GATHERV]},
+    {"ALLGATHERV_ALGO", "auto", "allgatherv algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_ALLGATHERV]},
+    {"ALLTOALLV_ALGO", "auto", "alltoallv algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_ALLTOALLV]},
+    {"REDUCE_SCATTER_ALGO", "auto", "reduce_scatter algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_REDUCE_SCATTER]},
+    {"REDUCE_SCATTER_BLOCK_ALGO", "auto", "reduce_scatter_block algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_REDUCE_SCATTER_BLOCK]},
+    {"SCAN_ALGO", "auto", "scan algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_SCAN]},
+    {"EXSCAN_ALGO", "auto", "exscan algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
+     &mpii_coll_cfg_algo[MPII_COLL_EXSCAN]},
     {NULL, NULL, NULL, UT_CFG_INT, NULL},
 };
 
@@ -46,7 +84,8 @@ const ut_cfg_table_t mpii_cfg_table = {"mpi (runtime)", mpi_cfg_entries};
 /* Variables set by the launcher or read by other layers, not in a table. */
 static const char *const mpi_cfg_extra[] = {
     "MBMPI_RANK", "MBMPI_SIZE", "MBMPI_STORE", "MBMPI_SECRET", "MBMPI_LOCAL_RANK", "MBMPI_LOCAL_SIZE",
-    "MBMPI_HOST", "MBMPI_ALL_LOCAL", "MBMPI_LOG", "MBMPI_TIMEOUT", "MBMPI_JOBID", NULL,
+    "MBMPI_HOST", "MBMPI_ALL_LOCAL", "MBMPI_LOG", "MBMPI_TIMEOUT", "MBMPI_JOBID", "MBMPI_SHM_CMA", "MBMPI_SHM_RING",
+    NULL,
 };
 
 int mpii_is_initialized(void)
@@ -98,7 +137,8 @@ static int transport_open(void)
     tp.fifo_mode = strcmp(mpii_g.fifo_mode, "auto") ? mpii_g.fifo_mode : NULL;
     if (tp.fifo_buf_size < 4 * tp.min_fifo_free)
         tp.fifo_buf_size = 4 * tp.min_fifo_free;
-    rc = tl_ofi_ops.open(&tp, &cb, &mpii_g.tl);
+    /* mbshm: mbmpi's own shared-memory transport; everything else is libfabric. */
+    rc = (!strcmp(prov, "mbshm") ? &tl_shmem_ops : &tl_ofi_ops)->open(&tp, &cb, &mpii_g.tl);
     if (rc != UT_OK)
         return rc;
     mbcf_attach(mpii_g.m, mpii_g.tl);
@@ -193,6 +233,8 @@ static int mpi_init_common(void)
         init_fail("protocol state", rc);
     if (mpii_datatype_init() != MPI_SUCCESS || mpii_op_init() != MPI_SUCCESS)
         init_fail("datatypes", UT_ERR_NO_MEMORY);
+    if (mpii_coll_init(mpii_g.tl != NULL ? mpii_g.tl->caps.name : NULL) != MPI_SUCCESS)
+        init_fail("collectives (see above)", UT_ERR_INVALID_PARAM);
     mpii_g.initialized = 1;
     if (mpii_comm_world_init() != MPI_SUCCESS)
         init_fail("communicators", UT_ERR_NO_MEMORY);

@@ -5,9 +5,9 @@
  * Each call validates its arguments (errors on an invalid communicator go to
  * MPI_COMM_WORLD's handler, all others to the communicator's), asks a small
  * per-operation selector for an algorithm given (comm size, bytes) and runs
- * it from a table indexed by the algorithm enum (coll.h). The selectors are
- * deliberately simple for now; a pLogP model selector replaces their bodies
- * later without touching the callers.
+ * it from a table indexed by the algorithm enum (coll.h). The choice is the
+ * pLogP model's (mpii_coll_select, model.c), or the one forced by
+ * MBMPI_<OP>_ALGO / MPIX_Coll_force when it applies to the call.
  *
  * Also here: the buffer helpers the algorithm files share (coll.h).
  */
@@ -80,7 +80,7 @@ int mpii_coll_pof2_floor(int n)
 /* algorithm tables and selectors                                      */
 
 typedef int (*barrier_fn_t)(mpii_comm_t *comm);
-typedef int (*bcast_fn_t)(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm);
+typedef int (*bcast_fn_t)(void *buf, int count, MPI_Datatype dt, int root, int seg, mpii_comm_t *comm);
 typedef int (*reduce_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                            int root, mpii_comm_t *comm);
 typedef int (*allreduce_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
@@ -89,66 +89,53 @@ typedef int (*allreduce_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI
 static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                                   MPI_Op op, mpii_comm_t *comm);
 
-static const struct {
-    const char *name;
-    barrier_fn_t fn;
-} barrier_algos[MPII_BARRIER_ALGO_COUNT] = {
-    [MPII_BARRIER_DISSEMINATION] = {"dissemination", mpii_barrier_dissemination},
-};
-
-static const struct {
-    const char *name;
-    bcast_fn_t fn;
-} bcast_algos[MPII_BCAST_ALGO_COUNT] = {
-    [MPII_BCAST_BINOMIAL] = {"binomial", mpii_bcast_binomial},
-};
-
-static const struct {
-    const char *name;
-    reduce_fn_t fn;
-} reduce_algos[MPII_REDUCE_ALGO_COUNT] = {
-    [MPII_REDUCE_BINOMIAL] = {"binomial", mpii_reduce_binomial},
-    [MPII_REDUCE_LINEAR] = {"linear", mpii_reduce_linear},
-};
-
-static const struct {
-    const char *name;
-    allreduce_fn_t fn;
-} allreduce_algos[MPII_ALLREDUCE_ALGO_COUNT] = {
-    [MPII_ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", mpii_allreduce_recursive_doubling},
-    [MPII_ALLREDUCE_REDUCE_BCAST] = {"reduce_bcast", allreduce_reduce_bcast},
-};
-
-static mpii_barrier_algo_t barrier_select(int comm_size)
+/* the unsegmented bcasts in the table's signature */
+static int bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, int seg, mpii_comm_t *comm)
 {
-    (void)comm_size;
-    return MPII_BARRIER_DISSEMINATION;
+    (void)seg;
+    return mpii_bcast_binomial(buf, count, dt, root, comm);
 }
 
-static mpii_bcast_algo_t bcast_select(int comm_size, size_t bytes)
+static int bcast_flat(void *buf, int count, MPI_Datatype dt, int root, int seg, mpii_comm_t *comm)
 {
-    (void)comm_size;
-    (void)bytes;
-    return MPII_BCAST_BINOMIAL;
+    (void)seg;
+    return mpii_bcast_flat(buf, count, dt, root, comm);
 }
 
-/* Non-commutative ops must combine in rank order: only the linear one does. */
-static mpii_reduce_algo_t reduce_select(int comm_size, size_t bytes, int commutative)
+static int bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root, int seg, mpii_comm_t *comm)
 {
-    (void)comm_size;
-    (void)bytes;
-    return commutative ? MPII_REDUCE_BINOMIAL : MPII_REDUCE_LINEAR;
+    (void)seg;
+    return mpii_bcast_scatter_allgather(buf, count, dt, root, comm);
 }
 
-static mpii_allreduce_algo_t allreduce_select(int comm_size, size_t bytes, int commutative)
-{
-    (void)comm_size;
-    (void)bytes;
-    return commutative ? MPII_ALLREDUCE_RECURSIVE_DOUBLING : MPII_ALLREDUCE_REDUCE_BCAST;
-}
+/* Names live in model.c's tables (mpii_coll_algo_name), next to the costs. */
+static const barrier_fn_t barrier_algos[MPII_BARRIER_ALGO_COUNT] = {
+    [MPII_BARRIER_DISSEMINATION] = mpii_barrier_dissemination,
+};
+
+static const bcast_fn_t bcast_algos[MPII_BCAST_ALGO_COUNT] = {
+    [MPII_BCAST_BINOMIAL] = bcast_binomial,
+    [MPII_BCAST_FLAT] = bcast_flat,
+    [MPII_BCAST_CHAIN] = mpii_bcast_chain,
+    [MPII_BCAST_BINTREE] = mpii_bcast_bintree,
+    [MPII_BCAST_SCATTER_ALLGATHER] = bcast_scatter_allgather,
+};
+
+static const reduce_fn_t reduce_algos[MPII_REDUCE_ALGO_COUNT] = {
+    [MPII_REDUCE_BINOMIAL] = mpii_reduce_binomial,
+    [MPII_REDUCE_LINEAR] = mpii_reduce_linear,
+    [MPII_REDUCE_RABENSEIFNER] = mpii_reduce_rabenseifner,
+};
+
+static const allreduce_fn_t allreduce_algos[MPII_ALLREDUCE_ALGO_COUNT] = {
+    [MPII_ALLREDUCE_RECURSIVE_DOUBLING] = mpii_allreduce_recursive_doubling,
+    [MPII_ALLREDUCE_REDUCE_BCAST] = allreduce_reduce_bcast,
+    [MPII_ALLREDUCE_RABENSEIFNER] = mpii_allreduce_rabenseifner,
+    [MPII_ALLREDUCE_RING] = mpii_allreduce_ring,
+};
 
 /*
- * MPII_ALLREDUCE_REDUCE_BCAST: reduce to rank 0 with whatever reduce_select
+ * MPII_ALLREDUCE_REDUCE_BCAST: reduce to rank 0 with whatever the model
  * picks (rank order kept for non-commutative ops), then broadcast from 0.
  * Cost: T_reduce(m) + T_bcast(m). Composed of two algorithms, so it has no
  * file of its own.
@@ -156,20 +143,22 @@ static mpii_allreduce_algo_t allreduce_select(int comm_size, size_t bytes, int c
 static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                                   MPI_Op op, mpii_comm_t *comm)
 {
-    size_t bytes = (size_t)count * mpii_datatype_get(dt)->size;
-    mpii_reduce_algo_t ralgo = reduce_select(comm->size, bytes, mpii_op_is_commutative(op));
-    mpii_bcast_algo_t balgo = bcast_select(comm->size, bytes);
+    size_t esize = mpii_datatype_get(dt)->size;
+    size_t bytes = (size_t)count * esize;
+    size_t seg;
+    int ralgo = mpii_coll_select(MPII_COLL_REDUCE, comm, bytes, count, mpii_op_is_commutative(op), &seg);
     const void *sbuf = sendbuf;
-    int rc;
+    int balgo, rc;
 
     /* MPI_IN_PLACE is allowed only at Reduce's root: elsewhere the input
      * already sits in recvbuf, which Reduce ignores at non-roots */
     if (sendbuf == MPI_IN_PLACE && comm->rank != 0)
         sbuf = recvbuf;
-    rc = reduce_algos[ralgo].fn(sbuf, recvbuf, count, dt, op, 0, comm);
+    rc = reduce_algos[ralgo](sbuf, recvbuf, count, dt, op, 0, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    return bcast_algos[balgo].fn(recvbuf, count, dt, 0, comm);
+    balgo = mpii_coll_select(MPII_COLL_BCAST, comm, bytes, count, 1, &seg);
+    return bcast_algos[balgo](recvbuf, count, dt, 0, mpii_coll_seg_elems(seg, esize), comm);
 }
 
 /* ------------------------------------------------------------------ */
@@ -211,18 +200,20 @@ int MPI_Barrier(MPI_Comm comm)
 {
     static const char fn[] = "MPI_Barrier";
     mpii_comm_t *c;
-    mpii_barrier_algo_t algo;
-    int rc;
+    size_t seg;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
 
-    algo = barrier_select(c->size);
-    rc = barrier_algos[algo].fn(c);
+    if (c->size == 1)
+        return MPI_SUCCESS;
+    algo = mpii_coll_select(MPII_COLL_BARRIER, c, 0, 0, 1, &seg);
+    rc = barrier_algos[algo](c);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%s barrier failed: %s", barrier_algos[algo].name,
+        return mpii_err(c, rc, fn, "%s barrier failed: %s", mpii_coll_algo_name(MPII_COLL_BARRIER, algo),
                         mpii_error_class_string(rc));
     return MPI_SUCCESS;
 }
@@ -231,9 +222,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 {
     static const char fn[] = "MPI_Bcast";
     mpii_comm_t *c;
-    mpii_bcast_algo_t algo;
-    size_t bytes;
-    int rc;
+    size_t bytes, seg;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -248,10 +238,11 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
         return MPI_SUCCESS;
 
     bytes = (size_t)count * mpii_datatype_get(datatype)->size;
-    algo = bcast_select(c->size, bytes);
-    rc = bcast_algos[algo].fn(buffer, count, datatype, root, c);
+    algo = mpii_coll_select(MPII_COLL_BCAST, c, bytes, count, 1, &seg);
+    rc = bcast_algos[algo](buffer, count, datatype, root, mpii_coll_seg_elems(seg, mpii_datatype_get(datatype)->size),
+                           c);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%s bcast of %zu bytes from root %d failed: %s", bcast_algos[algo].name,
+        return mpii_err(c, rc, fn, "%s bcast of %zu bytes from root %d failed: %s", mpii_coll_algo_name(MPII_COLL_BCAST, algo),
                         bytes, root, mpii_error_class_string(rc));
     return MPI_SUCCESS;
 }
@@ -262,9 +253,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     static const char fn[] = "MPI_Reduce";
     const mpii_datatype_t *dtp;
     mpii_comm_t *c;
-    mpii_reduce_algo_t algo;
-    size_t bytes;
-    int rc;
+    size_t bytes, seg;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -291,10 +281,10 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
         return MPI_SUCCESS;
 
     bytes = (size_t)count * dtp->size;
-    algo = reduce_select(c->size, bytes, mpii_op_is_commutative(op));
-    rc = reduce_algos[algo].fn(sendbuf, recvbuf, count, datatype, op, root, c);
+    algo = mpii_coll_select(MPII_COLL_REDUCE, c, bytes, count, mpii_op_is_commutative(op), &seg);
+    rc = reduce_algos[algo](sendbuf, recvbuf, count, datatype, op, root, c);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%s reduce of %zu bytes to root %d failed: %s", reduce_algos[algo].name,
+        return mpii_err(c, rc, fn, "%s reduce of %zu bytes to root %d failed: %s", mpii_coll_algo_name(MPII_COLL_REDUCE, algo),
                         bytes, root, mpii_error_class_string(rc));
     return MPI_SUCCESS;
 }
@@ -305,9 +295,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     static const char fn[] = "MPI_Allreduce";
     const mpii_datatype_t *dtp;
     mpii_comm_t *c;
-    mpii_allreduce_algo_t algo;
-    size_t bytes;
-    int rc;
+    size_t bytes, seg;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -327,10 +316,10 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         return MPI_SUCCESS;
 
     bytes = (size_t)count * dtp->size;
-    algo = allreduce_select(c->size, bytes, mpii_op_is_commutative(op));
-    rc = allreduce_algos[algo].fn(sendbuf, recvbuf, count, datatype, op, c);
+    algo = mpii_coll_select(MPII_COLL_ALLREDUCE, c, bytes, count, mpii_op_is_commutative(op), &seg);
+    rc = allreduce_algos[algo](sendbuf, recvbuf, count, datatype, op, c);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%s allreduce of %zu bytes failed: %s", allreduce_algos[algo].name,
+        return mpii_err(c, rc, fn, "%s allreduce of %zu bytes failed: %s", mpii_coll_algo_name(MPII_COLL_ALLREDUCE, algo),
                         bytes, mpii_error_class_string(rc));
     return MPI_SUCCESS;
 }

@@ -21,6 +21,8 @@
 
 #include "../mpi_impl.h"
 
+#include <stdint.h>
+
 /* Fixed tag of each operation inside the collective context. */
 enum mpii_coll_tag {
     MPII_COLL_TAG_BARRIER = 1,
@@ -28,6 +30,8 @@ enum mpii_coll_tag {
     MPII_COLL_TAG_REDUCE = 3,
     MPII_COLL_TAG_ALLREDUCE = 4,
 };
+
+#include "model.h"
 
 /* ---- algorithms, one enum per collective (order = coll.c's tables) ---- */
 
@@ -38,26 +42,39 @@ typedef enum mpii_barrier_algo {
 
 typedef enum mpii_bcast_algo {
     MPII_BCAST_BINOMIAL = 0,
+    MPII_BCAST_FLAT,
+    MPII_BCAST_CHAIN,                /* segmented */
+    MPII_BCAST_BINTREE,              /* segmented */
+    MPII_BCAST_SCATTER_ALLGATHER,    /* count >= P */
     MPII_BCAST_ALGO_COUNT
 } mpii_bcast_algo_t;
 
 typedef enum mpii_reduce_algo {
     MPII_REDUCE_BINOMIAL = 0,        /* commutative ops only */
     MPII_REDUCE_LINEAR,              /* any op, combines in rank order */
+    MPII_REDUCE_RABENSEIFNER,        /* commutative, count >= P' */
     MPII_REDUCE_ALGO_COUNT
 } mpii_reduce_algo_t;
 
 typedef enum mpii_allreduce_algo {
     MPII_ALLREDUCE_RECURSIVE_DOUBLING = 0, /* commutative ops only */
     MPII_ALLREDUCE_REDUCE_BCAST,           /* any op: reduce to 0, then bcast */
+    MPII_ALLREDUCE_RABENSEIFNER,           /* commutative, count >= P' */
+    MPII_ALLREDUCE_RING,                   /* commutative, count >= P */
     MPII_ALLREDUCE_ALGO_COUNT
 } mpii_allreduce_algo_t;
 
 /* mpi/coll/barrier_dissemination.c */
 int mpii_barrier_dissemination(mpii_comm_t *comm);
 
-/* mpi/coll/bcast_binomial.c */
+/* mpi/coll/bcast_*.c. seg: segment size in elements (segmented algorithms
+ * only, >= 1; the others ignore it). */
 int mpii_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm);
+int mpii_bcast_flat(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm);
+int mpii_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, int seg, mpii_comm_t *comm);
+int mpii_bcast_bintree(void *buf, int count, MPI_Datatype dt, int root, int seg, mpii_comm_t *comm);
+/* count >= P */
+int mpii_bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm);
 
 /* mpi/coll/reduce_binomial.c: commutative ops only.
  * sendbuf may be MPI_IN_PLACE at the root (input then in recvbuf). */
@@ -68,6 +85,18 @@ int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Data
  * sendbuf may be MPI_IN_PLACE at the root. */
 int mpii_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                        int root, mpii_comm_t *comm);
+
+/* mpi/coll/reduce_rabenseifner.c: commutative ops, count >= P' (largest
+ * power of two <= P). sendbuf may be MPI_IN_PLACE at the root. */
+int mpii_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                             int root, mpii_comm_t *comm);
+
+/* mpi/coll/allreduce_rabenseifner.c (count >= P'), allreduce_ring.c
+ * (count >= P): commutative ops only; sendbuf may be MPI_IN_PLACE. */
+int mpii_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                mpii_comm_t *comm);
+int mpii_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        mpii_comm_t *comm);
 
 /* mpi/coll/allreduce_recursive_doubling.c: commutative ops only.
  * sendbuf may be MPI_IN_PLACE (input then in recvbuf). */
@@ -87,7 +116,43 @@ int mpii_coll_tmp_alloc(int count, const mpii_datatype_t *dt, void **buf_p, void
  * MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int mpii_coll_copy(const void *src, void *dst, int count, const mpii_datatype_t *dt);
 
+/* buf + off bytes, computed on integers (buf may be MPI_BOTTOM). */
+static inline void *mpii_coll_at(const void *buf, MPI_Aint off)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)off);
+}
+
 /* Largest power of two <= n (n >= 1). */
 int mpii_coll_pof2_floor(int n);
+
+/* Split `count` elements into n blocks as evenly as possible, the first
+ * count % n blocks one element larger: block i starts at element
+ * mpii_coll_block_start(count, n, i) and has mpii_coll_block_len(...). */
+static inline int mpii_coll_block_start(int count, int n, int i)
+{
+    int q = count / n, r = count % n;
+    return i * q + (i < r ? i : r);
+}
+static inline int mpii_coll_block_len(int count, int n, int i)
+{
+    return count / n + (i < count % n ? 1 : 0);
+}
+
+/* Recursive-halving reduce-scatter among the P' = pof2 participants of a
+ * communicator (mpi/coll/reduce_rabenseifner.c), shared by the Rabenseifner
+ * reduce and allreduce. buf holds count elements of this participant's
+ * partial input; on return block `newrank` (mpii_coll_block_*(count, pof2,
+ * newrank)) of buf holds the full reduction of that block. tmp has room for
+ * count elements. to_rank maps a participant number to a comm rank. */
+int mpii_coll_reduce_scatter_halving(void *buf, void *tmp, int count, MPI_Datatype dt, MPI_Op op, int newrank,
+                                     int pof2, int rem, int tag, mpii_comm_t *comm);
+
+/* The comm rank of participant `newrank` after the fold-in of the
+ * Rabenseifner / recursive-doubling algorithms (rem = P - P'): the odd ranks
+ * below 2*rem and every rank from 2*rem on. */
+static inline int mpii_coll_fold_rank(int newrank, int rem)
+{
+    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
 
 #endif

@@ -8,10 +8,10 @@
  * goes to MPI_COMM_WORLD's handler, everything else to the communicator's),
  * checks only the arguments MPI makes significant at the calling rank (the
  * root's send side of a scatter, the receive side of a gather; none of
- * those replaced by MPI_IN_PLACE), asks a small per-operation selector for
- * an algorithm and runs it from a table indexed by the enum of
- * coll_more.h. Every selector must give the same answer at every rank, so
- * it only looks at values all ranks share (comm size, block bytes, op).
+ * those replaced by MPI_IN_PLACE), asks the pLogP model (model.c) for an
+ * algorithm and runs it from a table indexed by the enum of coll_more.h.
+ * Every rank must get the same answer, so the model only sees values all
+ * ranks share (comm size, block bytes, op).
  *
  * Also here: the local copy and pack helpers the algorithm files share.
  */
@@ -90,174 +90,76 @@ typedef int (*reduce_scatter_fn_t)(const void *sendbuf, void *recvbuf, const int
 typedef int (*scan_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                          mpii_comm_t *comm);
 
-static const struct {
-    const char *name;
-    scatter_fn_t fn;
-} scatter_algos[MPII_SCATTER_ALGO_COUNT] = {
-    [MPII_SCATTER_BINOMIAL] = {"binomial", mpii_scatter_binomial},
-    [MPII_SCATTER_LINEAR] = {"linear", mpii_scatter_linear},
+/* Names live in model.c's tables (mpii_coll_algo_name), next to the costs. */
+static const scatter_fn_t scatter_algos[MPII_SCATTER_ALGO_COUNT] = {
+    [MPII_SCATTER_BINOMIAL] = mpii_scatter_binomial,
+    [MPII_SCATTER_LINEAR] = mpii_scatter_linear,
 };
 
-static const struct {
-    const char *name;
-    gather_fn_t fn;
-} gather_algos[MPII_GATHER_ALGO_COUNT] = {
-    [MPII_GATHER_BINOMIAL] = {"binomial", mpii_gather_binomial},
-    [MPII_GATHER_LINEAR] = {"linear", mpii_gather_linear},
+static const gather_fn_t gather_algos[MPII_GATHER_ALGO_COUNT] = {
+    [MPII_GATHER_BINOMIAL] = mpii_gather_binomial,
+    [MPII_GATHER_LINEAR] = mpii_gather_linear,
 };
 
-static const struct {
-    const char *name;
-    scatterv_fn_t fn;
-} scatterv_algos[MPII_SCATTERV_ALGO_COUNT] = {
-    [MPII_SCATTERV_LINEAR] = {"linear", mpii_scatterv_linear},
+static const scatterv_fn_t scatterv_algos[MPII_SCATTERV_ALGO_COUNT] = {
+    [MPII_SCATTERV_LINEAR] = mpii_scatterv_linear,
 };
 
-static const struct {
-    const char *name;
-    gatherv_fn_t fn;
-} gatherv_algos[MPII_GATHERV_ALGO_COUNT] = {
-    [MPII_GATHERV_LINEAR] = {"linear", mpii_gatherv_linear},
+static const gatherv_fn_t gatherv_algos[MPII_GATHERV_ALGO_COUNT] = {
+    [MPII_GATHERV_LINEAR] = mpii_gatherv_linear,
 };
 
-static const struct {
-    const char *name;
-    allgather_fn_t fn;
-} allgather_algos[MPII_ALLGATHER_ALGO_COUNT] = {
-    [MPII_ALLGATHER_RING] = {"ring", mpii_allgather_ring},
+static const allgather_fn_t allgather_algos[MPII_ALLGATHER_ALGO_COUNT] = {
+    [MPII_ALLGATHER_RING] = mpii_allgather_ring,
+    [MPII_ALLGATHER_RECURSIVE_DOUBLING] = mpii_allgather_recursive_doubling,
+    [MPII_ALLGATHER_BRUCK] = mpii_allgather_bruck,
 };
 
-static const struct {
-    const char *name;
-    allgatherv_fn_t fn;
-} allgatherv_algos[MPII_ALLGATHERV_ALGO_COUNT] = {
-    [MPII_ALLGATHERV_RING] = {"ring", mpii_allgatherv_ring},
+static const allgatherv_fn_t allgatherv_algos[MPII_ALLGATHERV_ALGO_COUNT] = {
+    [MPII_ALLGATHERV_RING] = mpii_allgatherv_ring,
 };
 
-static const struct {
-    const char *name;
-    alltoall_fn_t fn;
-} alltoall_algos[MPII_ALLTOALL_ALGO_COUNT] = {
-    [MPII_ALLTOALL_PAIRWISE] = {"pairwise", mpii_alltoall_pairwise},
+static const alltoall_fn_t alltoall_algos[MPII_ALLTOALL_ALGO_COUNT] = {
+    [MPII_ALLTOALL_PAIRWISE] = mpii_alltoall_pairwise,
+    [MPII_ALLTOALL_DIRECT] = mpii_alltoall_direct,
+    [MPII_ALLTOALL_ROTATED] = mpii_alltoall_rotated,
+    [MPII_ALLTOALL_BRUCK] = mpii_alltoall_bruck,
 };
 
-static const struct {
-    const char *name;
-    alltoallv_fn_t fn;
-} alltoallv_algos[MPII_ALLTOALLV_ALGO_COUNT] = {
-    [MPII_ALLTOALLV_PAIRWISE] = {"pairwise", mpii_alltoallv_pairwise},
+static const alltoallv_fn_t alltoallv_algos[MPII_ALLTOALLV_ALGO_COUNT] = {
+    [MPII_ALLTOALLV_PAIRWISE] = mpii_alltoallv_pairwise,
 };
 
-static const struct {
-    const char *name;
-    reduce_scatter_fn_t fn;
-} reduce_scatter_algos[MPII_REDUCE_SCATTER_ALGO_COUNT] = {
-    [MPII_REDUCE_SCATTER_BASIC] = {"basic", mpii_reduce_scatter_basic},
+static const reduce_scatter_fn_t reduce_scatter_algos[MPII_REDUCE_SCATTER_ALGO_COUNT] = {
+    [MPII_REDUCE_SCATTER_BASIC] = mpii_reduce_scatter_basic,
 };
 
-static const struct {
-    const char *name;
-    scan_fn_t fn;
-} scan_algos[MPII_SCAN_ALGO_COUNT] = {
-    [MPII_SCAN_LINEAR] = {"linear", mpii_scan_linear},
+static const scan_fn_t scan_algos[MPII_SCAN_ALGO_COUNT] = {
+    [MPII_SCAN_LINEAR] = mpii_scan_linear,
 };
 
-static const struct {
-    const char *name;
-    scan_fn_t fn;
-} exscan_algos[MPII_EXSCAN_ALGO_COUNT] = {
-    [MPII_EXSCAN_LINEAR] = {"linear", mpii_exscan_linear},
+static const scan_fn_t exscan_algos[MPII_EXSCAN_ALGO_COUNT] = {
+    [MPII_EXSCAN_LINEAR] = mpii_exscan_linear,
 };
 
-/* Blocks below this many bytes go down a binomial tree, larger ones by a
- * flat tree (where the binomial tree's store-and-forward of whole subtrees
- * costs more than the root's extra message overheads). A placeholder until
- * the pLogP selector measures the crossover. */
-#define MPII_SCATTER_BINOMIAL_MAX_BLOCK 4096
-
-/* The binomial trees send whole subtrees as one message of bytes with an
- * int count: usable only when P blocks fit in an int. */
-static int tree_fits(int comm_size, size_t block_bytes)
+/* The model's (or the forced) algorithm for an op whose applicability does
+ * not depend on an element count or commutativity: `bytes` stands in for
+ * the count so that every rank passes the same key. */
+static int pick(mpii_coll_op_t op, mpii_comm_t *c, size_t bytes)
 {
-    return block_bytes <= (size_t)INT_MAX / (size_t)comm_size;
+    size_t seg;
+    return mpii_coll_select(op, c, bytes, (long)bytes, 1, &seg);
 }
 
-static mpii_scatter_algo_t scatter_select(int comm_size, size_t block_bytes)
+/* Average block bytes of a v-variant (the model's m), from the counts all
+ * ranks share (recvcounts of allgatherv) or the local ones (the others: the
+ * v variants have one algorithm each, so ranks cannot disagree). */
+static size_t avg_bytes(const int *counts, int n, MPI_Datatype dt)
 {
-    if (block_bytes < MPII_SCATTER_BINOMIAL_MAX_BLOCK && tree_fits(comm_size, block_bytes))
-        return MPII_SCATTER_BINOMIAL;
-    return MPII_SCATTER_LINEAR;
-}
-
-static mpii_gather_algo_t gather_select(int comm_size, size_t block_bytes)
-{
-    if (block_bytes < MPII_SCATTER_BINOMIAL_MAX_BLOCK && tree_fits(comm_size, block_bytes))
-        return MPII_GATHER_BINOMIAL;
-    return MPII_GATHER_LINEAR;
-}
-
-/* One algorithm each so far; the selectors are the place for the model. */
-static mpii_scatterv_algo_t scatterv_select(int comm_size)
-{
-    (void)comm_size;
-    return MPII_SCATTERV_LINEAR;
-}
-
-static mpii_gatherv_algo_t gatherv_select(int comm_size)
-{
-    (void)comm_size;
-    return MPII_GATHERV_LINEAR;
-}
-
-static mpii_allgather_algo_t allgather_select(int comm_size, size_t block_bytes)
-{
-    (void)comm_size;
-    (void)block_bytes;
-    return MPII_ALLGATHER_RING;
-}
-
-static mpii_allgatherv_algo_t allgatherv_select(int comm_size)
-{
-    (void)comm_size;
-    return MPII_ALLGATHERV_RING;
-}
-
-static mpii_alltoall_algo_t alltoall_select(int comm_size, size_t block_bytes)
-{
-    (void)comm_size;
-    (void)block_bytes;
-    return MPII_ALLTOALL_PAIRWISE;
-}
-
-static mpii_alltoallv_algo_t alltoallv_select(int comm_size)
-{
-    (void)comm_size;
-    return MPII_ALLTOALLV_PAIRWISE;
-}
-
-/* Any algorithm added here must keep rank order for non-commutative ops. */
-static mpii_reduce_scatter_algo_t reduce_scatter_select(int comm_size, size_t bytes, int commutative)
-{
-    (void)comm_size;
-    (void)bytes;
-    (void)commutative;
-    return MPII_REDUCE_SCATTER_BASIC;
-}
-
-static mpii_scan_algo_t scan_select(int comm_size, size_t bytes, int commutative)
-{
-    (void)comm_size;
-    (void)bytes;
-    (void)commutative;
-    return MPII_SCAN_LINEAR;
-}
-
-static mpii_exscan_algo_t exscan_select(int comm_size, size_t bytes, int commutative)
-{
-    (void)comm_size;
-    (void)bytes;
-    (void)commutative;
-    return MPII_EXSCAN_LINEAR;
+    long long total = 0;
+    for (int i = 0; counts != NULL && i < n; i++)
+        total += counts[i];
+    return n > 0 ? (size_t)(total / n) * mpii_datatype_get(dt)->size : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -359,10 +261,9 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Scatter";
-    mpii_scatter_algo_t algo;
     mpii_comm_t *c;
     size_t bytes;
-    int rc;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -387,10 +288,10 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     bytes = c->rank == root ? side_bytes(sendcount, sendtype) : side_bytes(recvcount, recvtype);
     if (bytes == 0)
         return MPI_SUCCESS;
-    algo = scatter_select(c->size, bytes);
-    rc = scatter_algos[algo].fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+    algo = pick(MPII_COLL_SCATTER, c, bytes);
+    rc = scatter_algos[algo](sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, scatter_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_SCATTER, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -398,10 +299,9 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
                MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Gather";
-    mpii_gather_algo_t algo;
     mpii_comm_t *c;
     size_t bytes;
-    int rc;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -426,10 +326,10 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     bytes = c->rank == root ? side_bytes(recvcount, recvtype) : side_bytes(sendcount, sendtype);
     if (bytes == 0)
         return MPI_SUCCESS;
-    algo = gather_select(c->size, bytes);
-    rc = gather_algos[algo].fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
+    algo = pick(MPII_COLL_GATHER, c, bytes);
+    rc = gather_algos[algo](sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, gather_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_GATHER, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -437,9 +337,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Scatterv";
-    mpii_scatterv_algo_t algo;
     mpii_comm_t *c;
-    int rc;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -461,10 +360,10 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
             return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
     }
 
-    algo = scatterv_select(c->size);
-    rc = scatterv_algos[algo].fn(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c);
+    algo = pick(MPII_COLL_SCATTERV, c, c->rank == root ? avg_bytes(sendcounts, c->size, sendtype) : 0);
+    rc = scatterv_algos[algo](sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, scatterv_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_SCATTERV, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -472,9 +371,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Gatherv";
-    mpii_gatherv_algo_t algo;
     mpii_comm_t *c;
-    int rc;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -496,10 +394,10 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
             return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
     }
 
-    algo = gatherv_select(c->size);
-    rc = gatherv_algos[algo].fn(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c);
+    algo = pick(MPII_COLL_GATHERV, c, c->rank == root ? avg_bytes(recvcounts, c->size, recvtype) : 0);
+    rc = gatherv_algos[algo](sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, gatherv_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_GATHERV, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -510,10 +408,9 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Allgather";
-    mpii_allgather_algo_t algo;
     mpii_comm_t *c;
     size_t bytes;
-    int rc;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -533,10 +430,10 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     bytes = side_bytes(recvcount, recvtype);
     if (bytes == 0)
         return MPI_SUCCESS;
-    algo = allgather_select(c->size, bytes);
-    rc = allgather_algos[algo].fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+    algo = pick(MPII_COLL_ALLGATHER, c, bytes);
+    rc = allgather_algos[algo](sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, allgather_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_ALLGATHER, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -544,9 +441,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Allgatherv";
-    mpii_allgatherv_algo_t algo;
     mpii_comm_t *c;
-    int rc;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -563,10 +459,10 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (sendbuf == recvbuf && side_bytes(sendcount, sendtype) > 0)
         return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
 
-    algo = allgatherv_select(c->size);
-    rc = allgatherv_algos[algo].fn(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c);
+    algo = pick(MPII_COLL_ALLGATHERV, c, avg_bytes(recvcounts, c->size, recvtype));
+    rc = allgatherv_algos[algo](sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, allgatherv_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_ALLGATHERV, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -574,10 +470,10 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Alltoall";
-    mpii_alltoall_algo_t algo;
     mpii_comm_t *c;
     size_t bytes;
-    int rc;
+    void *saved = NULL, *saved_base = NULL;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -597,10 +493,26 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     bytes = side_bytes(recvcount, recvtype);
     if (bytes == 0)
         return MPI_SUCCESS;
-    algo = alltoall_select(c->size, bytes);
-    rc = alltoall_algos[algo].fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+    algo = pick(MPII_COLL_ALLTOALL, c, bytes);
+    if (sendbuf == MPI_IN_PLACE && algo != MPII_ALLTOALL_PAIRWISE) {
+        /* only pairwise works in place: the others read the input from a
+         * copy, laid out like recvbuf */
+        const mpii_datatype_t *rdt = mpii_datatype_get(recvtype);
+        rc = mpii_coll_tmp_alloc(recvcount * c->size, rdt, &saved, &saved_base);
+        if (rc == MPI_SUCCESS)
+            rc = mpii_coll_copy(recvbuf, saved, recvcount * c->size, rdt);
+        if (rc != MPI_SUCCESS) {
+            free(saved_base);
+            return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_ALLTOALL, algo), rc);
+        }
+        sendbuf = saved;
+        sendcount = recvcount;
+        sendtype = recvtype;
+    }
+    rc = alltoall_algos[algo](sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
+    free(saved_base);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, alltoall_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_ALLTOALL, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -609,9 +521,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   MPI_Comm comm)
 {
     static const char fn[] = "MPI_Alltoallv";
-    mpii_alltoallv_algo_t algo;
     mpii_comm_t *c;
-    int rc;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -631,11 +542,10 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                 return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
     }
 
-    algo = alltoallv_select(c->size);
-    rc = alltoallv_algos[algo].fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                  c);
+    algo = pick(MPII_COLL_ALLTOALLV, c, avg_bytes(recvcounts, c->size, recvtype));
+    rc = alltoallv_algos[algo](sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, alltoallv_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_ALLTOALLV, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -644,12 +554,12 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 
 /* The common part of the two reduce-scatters: buffers, then the run.
  * `counts` has P entries; `total` is their sum. */
-static int reduce_scatter_run(mpii_comm_t *c, const char *fn, const void *sendbuf, void *recvbuf,
-                              const int *counts, long long total, MPI_Datatype datatype, MPI_Op op)
+static int reduce_scatter_run(mpii_comm_t *c, const char *fn, mpii_coll_op_t which, const void *sendbuf,
+                              void *recvbuf, const int *counts, long long total, MPI_Datatype datatype, MPI_Op op)
 {
     const mpii_datatype_t *dtp = mpii_datatype_get(datatype);
-    mpii_reduce_scatter_algo_t algo;
-    int rc;
+    size_t seg;
+    int algo, rc;
 
     if (sendbuf != MPI_IN_PLACE && buf_is_bad(sendbuf, total, dtp))
         return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf is NULL with %lld elements to reduce", total);
@@ -663,10 +573,11 @@ static int reduce_scatter_run(mpii_comm_t *c, const char *fn, const void *sendbu
     if (total == 0 || dtp->size == 0)
         return MPI_SUCCESS;
 
-    algo = reduce_scatter_select(c->size, (size_t)total * dtp->size, mpii_op_is_commutative(op));
-    rc = reduce_scatter_algos[algo].fn(sendbuf, recvbuf, counts, datatype, op, c);
+    algo = mpii_coll_select(which, c, (size_t)(total / c->size) * dtp->size, (long)(total / c->size),
+                            mpii_op_is_commutative(op), &seg);
+    rc = reduce_scatter_algos[algo](sendbuf, recvbuf, counts, datatype, op, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, reduce_scatter_algos[algo].name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(which, algo), rc);
     return MPI_SUCCESS;
 }
 
@@ -690,7 +601,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
         return mpii_err(c, MPI_ERR_NO_MEM, fn, "out of memory for %d counts", c->size);
     for (int i = 0; i < c->size; i++)
         counts[i] = recvcount;
-    rc = reduce_scatter_run(c, fn, sendbuf, recvbuf, counts, (long long)recvcount * c->size, datatype, op);
+    rc = reduce_scatter_run(c, fn, MPII_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, counts,
+                            (long long)recvcount * c->size, datatype, op);
     free(counts);
     return rc;
 }
@@ -717,7 +629,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     rc = check_count_type_op(c, fn, 0, datatype, op);
     if (rc != MPI_SUCCESS)
         return rc;
-    return reduce_scatter_run(c, fn, sendbuf, recvbuf, recvcounts, total, datatype, op);
+    return reduce_scatter_run(c, fn, MPII_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, total, datatype, op);
 }
 
 /* Scan and Exscan share their checks; `exclusive` picks the table. */
@@ -726,9 +638,8 @@ static int scan_common(const char *fn, int exclusive, const void *sendbuf, void 
 {
     const mpii_datatype_t *dtp;
     mpii_comm_t *c;
-    const char *name;
-    size_t bytes;
-    int rc;
+    size_t bytes, seg;
+    int algo, rc;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -748,17 +659,14 @@ static int scan_common(const char *fn, int exclusive, const void *sendbuf, void 
     if (bytes == 0)
         return MPI_SUCCESS;
 
-    if (exclusive) {
-        mpii_exscan_algo_t algo = exscan_select(c->size, bytes, mpii_op_is_commutative(op));
-        name = exscan_algos[algo].name;
-        rc = exscan_algos[algo].fn(sendbuf, recvbuf, count, datatype, op, c);
-    } else {
-        mpii_scan_algo_t algo = scan_select(c->size, bytes, mpii_op_is_commutative(op));
-        name = scan_algos[algo].name;
-        rc = scan_algos[algo].fn(sendbuf, recvbuf, count, datatype, op, c);
-    }
+    algo = mpii_coll_select(exclusive ? MPII_COLL_EXSCAN : MPII_COLL_SCAN, c, bytes, count,
+                            mpii_op_is_commutative(op), &seg);
+    if (exclusive)
+        rc = exscan_algos[algo](sendbuf, recvbuf, count, datatype, op, c);
+    else
+        rc = scan_algos[algo](sendbuf, recvbuf, count, datatype, op, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, name, rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(exclusive ? MPII_COLL_EXSCAN : MPII_COLL_SCAN, algo), rc);
     return MPI_SUCCESS;
 }
 

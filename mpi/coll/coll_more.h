@@ -47,13 +47,13 @@ enum mpii_coll_more_tag {
 
 typedef enum mpii_scatter_algo {
     MPII_SCATTER_BINOMIAL = 0,
-    MPII_SCATTER_LINEAR,
+    MPII_SCATTER_LINEAR,             /* "flat" */
     MPII_SCATTER_ALGO_COUNT
 } mpii_scatter_algo_t;
 
 typedef enum mpii_gather_algo {
     MPII_GATHER_BINOMIAL = 0,
-    MPII_GATHER_LINEAR,
+    MPII_GATHER_LINEAR,              /* "flat" */
     MPII_GATHER_ALGO_COUNT
 } mpii_gather_algo_t;
 
@@ -69,6 +69,8 @@ typedef enum mpii_gatherv_algo {
 
 typedef enum mpii_allgather_algo {
     MPII_ALLGATHER_RING = 0,
+    MPII_ALLGATHER_RECURSIVE_DOUBLING, /* P a power of two */
+    MPII_ALLGATHER_BRUCK,
     MPII_ALLGATHER_ALGO_COUNT
 } mpii_allgather_algo_t;
 
@@ -79,6 +81,9 @@ typedef enum mpii_allgatherv_algo {
 
 typedef enum mpii_alltoall_algo {
     MPII_ALLTOALL_PAIRWISE = 0,
+    MPII_ALLTOALL_DIRECT,            /* all posted at once, same order everywhere */
+    MPII_ALLTOALL_ROTATED,           /* all posted at once, rotated order */
+    MPII_ALLTOALL_BRUCK,             /* log2 P steps, for short blocks */
     MPII_ALLTOALL_ALGO_COUNT
 } mpii_alltoall_algo_t;
 
@@ -143,6 +148,29 @@ int mpii_allgatherv_ring(const void *sendbuf, int sendcount, MPI_Datatype sendty
 int mpii_alltoall_pairwise(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm);
 
+/* mpi/coll/alltoall_direct.c: the posting of both direct exchanges (rotated
+ * selects the order); alltoall_rotated.c calls it. */
+int mpii_alltoall_post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm, int rotated);
+
+/* mpi/coll/alltoall_direct.c (rotated = 0: every rank posts to 0, 1, ..,
+ * P-1; rotated = 1: rank r posts to r+1, r+2, .. and receives from r-1,
+ * r-2, ..), alltoall_bruck.c: sendbuf is never MPI_IN_PLACE here (the
+ * caller copies the input aside first). */
+int mpii_alltoall_direct(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm);
+int mpii_alltoall_rotated(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm);
+int mpii_alltoall_bruck(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm);
+
+/* mpi/coll/allgather_recursive_doubling.c (P a power of two),
+ * allgather_bruck.c (any P): sendbuf may be MPI_IN_PLACE. */
+int mpii_allgather_recursive_doubling(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void *recvbuf, int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm);
+int mpii_allgather_bruck(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm);
+
 /* mpi/coll/alltoallv_pairwise.c: sendbuf may be MPI_IN_PLACE (the input is
  * then recvbuf, laid out by recvcounts/rdispls/recvtype). */
 int mpii_alltoallv_pairwise(const void *sendbuf, const int *sendcounts, const int *sdispls,
@@ -165,12 +193,6 @@ int mpii_exscan_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
                        mpii_comm_t *comm);
 
 /* ---- helpers shared by these algorithms (mpi/coll/coll_more.c) ---- */
-
-/* buf + off bytes, computed on integers (buf may be MPI_BOTTOM). */
-static inline void *mpii_coll_at(const void *buf, MPI_Aint off)
-{
-    return (void *)((uintptr_t)buf + (uintptr_t)off);
-}
 
 /* Copy scount elements of sdt at sbuf into rcount elements of rdt at rbuf
  * (the types may differ; only the byte streams must fit): a local

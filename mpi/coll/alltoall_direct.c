@@ -1,0 +1,88 @@
+/*
+ * mpi/coll/alltoall_direct.c: MPI_Alltoall by direct exchange, every send
+ * and receive posted at once, all ranks in the same order (LAM 6.5 style).
+ *
+ * Algorithm:
+ *   Copy the own block locally; post P - 1 receives (from 0, 1, .., P-1,
+ *   skipping self) and P - 1 sends (to 0, 1, .., P-1) without waiting, then
+ *   wait for all. Since every rank starts with the same destination, the
+ *   first messages of all ranks converge on rank 0 (then 1, ...): the
+ *   contention the rotated variant (alltoall_rotated.c) avoids.
+ *
+ * Cost (pLogP: L, g, o_s, o_r; P ranks, m bytes per block, c the fitted
+ * contention ratio of the network, in [0, 1]):
+ *   lower = (P - 1) (o_s(m) + o_r(m)) + L    sends overlap fully
+ *   upper = (P - 1) g(m) + L                 the link serialises them
+ *   T = lower + min(1, 2c) (upper - lower)   (rotated: c; the same order
+ *   everywhere is modelled as twice the contention)
+ *
+ * Limits:
+ *   Any P. sendbuf is never MPI_IN_PLACE here (coll_more.c copies the input
+ *   aside first). 2 (P - 1) requests in flight (one allocation), which may
+ *   flood the unexpected queues at large P: the model's job to avoid.
+ */
+#include "coll_more.h"
+
+#include <stdlib.h>
+
+/* Shared with alltoall_rotated.c through this file: post everything in the
+ * order `rotated` selects and wait. */
+static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, mpii_comm_t *comm, int rotated)
+{
+    MPI_Aint sbext = (MPI_Aint)sendcount * mpii_datatype_get(sendtype)->extent;
+    MPI_Aint rbext = (MPI_Aint)recvcount * mpii_datatype_get(recvtype)->extent;
+    int p = comm->size;
+    int rank = comm->rank;
+    MPI_Request *reqs;
+    int nreq = 0;
+    int rc, wrc;
+
+    if ((size_t)recvcount * mpii_datatype_get(recvtype)->size == 0)
+        return MPI_SUCCESS;
+    rc = mpii_coll_local_copy(mpii_coll_at(sendbuf, rank * sbext), sendcount, sendtype,
+                              mpii_coll_at(recvbuf, rank * rbext), recvcount, recvtype);
+    if (rc != MPI_SUCCESS || p == 1)
+        return rc;
+    reqs = malloc(sizeof(*reqs) * 2 * (size_t)(p - 1));
+    if (reqs == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = rotated ? 1 : 0; i < p && rc == MPI_SUCCESS; i++) {
+        int src = rotated ? (rank - i + p) % p : i;
+        if (src == rank)
+            continue;
+        rc = mpii_irecv_ctx(mpii_coll_at(recvbuf, src * rbext), recvcount, recvtype, src, MPII_COLL_TAG_ALLTOALL,
+                            comm, 1, &reqs[nreq]);
+        if (rc == MPI_SUCCESS)
+            nreq++;
+    }
+    for (int i = rotated ? 1 : 0; i < p && rc == MPI_SUCCESS; i++) {
+        int dst = rotated ? (rank + i) % p : i;
+        if (dst == rank)
+            continue;
+        rc = mpii_isend_ctx(mpii_coll_at(sendbuf, dst * sbext), sendcount, sendtype, dst, MPII_COLL_TAG_ALLTOALL,
+                            comm, 1, &reqs[nreq]);
+        if (rc == MPI_SUCCESS)
+            nreq++;
+    }
+    wrc = mpii_waitall(nreq, reqs);
+    free(reqs);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+int mpii_alltoall_direct(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm)
+{
+    return post_all(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0);
+}
+
+/*
+ * The rotated direct exchange (LAM 7.0.4 / MPICH 1.2.5 order) is the same
+ * code with another order; its own file, alltoall_rotated.c, documents it
+ * and calls this entry point.
+ */
+int mpii_alltoall_post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm, int rotated)
+{
+    return post_all(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, rotated);
+}

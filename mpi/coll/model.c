@@ -1,0 +1,626 @@
+/*
+ * mpi/coll/model.c: the pLogP cost of every collective algorithm and the
+ * model-based selection (model.h).
+ *
+ * Notation: P ranks, m bytes (per rank as MPIX_Coll_predict defines it: the
+ * whole buffer for bcast/reduce/allreduce/scan, one rank's block for
+ * scatter/gather/allgather/reduce_scatter, one destination's block for
+ * alltoall), L latency, g(m), o_s(m), o_r(m) the pLogP functions, s the
+ * segment size and k = ceil(m / s) the segment count, gamma the local cost
+ * of combining one byte, c the all-to-all contention ratio. The formula of
+ * each algorithm is repeated, with its derivation, at the top of its file.
+ */
+#include "model.h"
+#include "coll_more.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *mpii_coll_cfg_algo[MPII_COLL_OP_COUNT];
+const char *mpii_coll_cfg_plogp_file;
+long mpii_coll_cfg_verbose;
+
+static mpii_plogp_t model;
+static int forced[MPII_COLL_OP_COUNT];
+/* bumped by every force: cached choices made before are stale */
+static unsigned generation = 1;
+
+/* ------------------------------------------------------------------ */
+/* cost helpers                                                        */
+
+#define G(x) mpii_plogp_g(pp, (x))
+#define OS(x) mpii_plogp_os(pp, (x))
+#define OR(x) mpii_plogp_or(pp, (x))
+#define LAT (pp->L)
+
+static int ceil_log2(int p)
+{
+    int n = 0;
+
+    while ((1 << n) < p)
+        n++;
+    return n;
+}
+
+static int floor_log2(int p)
+{
+    int n = 0;
+
+    while ((2 << n) <= p)
+        n++;
+    return n;
+}
+
+typedef double (*cost_fn_t)(const mpii_plogp_t *pp, int P, double m, double s);
+
+/* --- barrier --- */
+static double c_barrier_dissemination(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)m, (void)s;
+    return ceil_log2(P) * (G(1) + LAT);
+}
+
+/* --- bcast --- */
+static double c_bcast_binomial(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return ceil_log2(P) * (G(m) + LAT);
+}
+
+static double c_bcast_flat(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return (P - 1) * G(m) + LAT;
+}
+
+static double c_bcast_chain(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    double k = ceil(m / s);
+    return (P - 1) * (G(s) + LAT) + (k - 1) * G(s);
+}
+
+static double c_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    double k = ceil(m / s);
+    int h = floor_log2(P);      /* depth of the deepest rank P-1 */
+    int d = P > 2 ? 2 : 1;      /* children per inner node */
+    return h * (d * G(s) + LAT) + (k - 1) * d * G(s);
+}
+
+/* binomial scatter of m/P blocks: level j carries 2^j blocks */
+static double binomial_scatter(const mpii_plogp_t *pp, int P, double block)
+{
+    double t = 0.0;
+    for (int j = 0; j < ceil_log2(P); j++)
+        t += G((double)(1 << j) * block) + LAT;
+    return t;
+}
+
+static double c_bcast_scatter_allgather(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return binomial_scatter(pp, P, m / P) + (P - 1) * (G(m / P) + LAT);
+}
+
+/* --- reduce / allreduce --- */
+static double c_reduce_binomial(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return ceil_log2(P) * (G(m) + LAT + pp->gamma * m);
+}
+
+static double c_reduce_linear(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return (P - 1) * (G(m) + pp->gamma * m) + LAT;
+}
+
+/* fold-in (and, for allreduce, fold-out) of the P - P' extra ranks */
+static double fold(const mpii_plogp_t *pp, int P, double m, int both)
+{
+    if (mpii_coll_pof2_floor(P) == P)
+        return 0.0;
+    return (both ? 2 : 1) * (G(m) + LAT) + pp->gamma * m;
+}
+
+/* recursive halving over P' ranks: round j moves m / 2^j */
+static double halving(const mpii_plogp_t *pp, int P, double m, int combine)
+{
+    int pof2 = mpii_coll_pof2_floor(P);
+    double t = 0.0;
+    for (int j = 1; (1 << j) <= pof2; j++)
+        t += G(m / (1 << j)) + LAT + (combine ? pp->gamma * m / (1 << j) : 0.0);
+    return t;
+}
+
+static double c_reduce_rabenseifner(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return fold(pp, P, m, 0) + halving(pp, P, m, 1) + halving(pp, P, m, 0);
+}
+
+static double c_allreduce_recursive_doubling(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return floor_log2(P) * (G(m) + LAT + pp->gamma * m) + fold(pp, P, m, 1);
+}
+
+static double c_allreduce_reduce_bcast(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    /* non-commutative ops (the only reason to pick it) reduce linearly */
+    return c_reduce_linear(pp, P, m, s) + c_bcast_binomial(pp, P, m, s);
+}
+
+static double c_allreduce_rabenseifner(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return fold(pp, P, m, 1) + halving(pp, P, m, 1) + halving(pp, P, m, 0);
+}
+
+static double c_allreduce_ring(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return 2 * (P - 1) * (G(m / P) + LAT) + (P - 1) * pp->gamma * m / P;
+}
+
+/* --- scatter / gather (m = one block) --- */
+static double c_scatter_binomial(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return binomial_scatter(pp, P, m);
+}
+
+static double c_scatter_flat(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return (P - 1) * G(m) + LAT;
+}
+
+/* --- allgather (m = one block) --- */
+static double c_allgather_ring(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return (P - 1) * (G(m) + LAT);
+}
+
+static double c_allgather_recursive_doubling(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    double t = 0.0;
+    for (int j = 0; j < ceil_log2(P); j++)
+        t += G((double)(1 << j) * m) + LAT;
+    return t;
+}
+
+static double c_allgather_bruck(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    double t = 0.0;
+    for (int j = 0; (1 << j) < P; j++) {
+        int blocks = (1 << j) < P - (1 << j) ? (1 << j) : P - (1 << j);
+        t += G(blocks * m) + LAT;
+    }
+    /* the final rotation copies every block once more */
+    return t + P * m * pp->gamma;
+}
+
+/* --- alltoall (m = one destination's block) --- */
+static double a2a_lower(const mpii_plogp_t *pp, int P, double m)
+{
+    return (P - 1) * (OS(m) + OR(m)) + LAT;
+}
+
+static double a2a_upper(const mpii_plogp_t *pp, int P, double m)
+{
+    return (P - 1) * G(m) + LAT;
+}
+
+/* c of the way from the smaller bound to the larger (with shm the CPU
+ * copies, so o_s + o_r may exceed g: the "lower" bound is then the larger) */
+static double between(double lo, double hi, double c)
+{
+    return hi > lo ? lo + c * (hi - lo) : hi + c * (lo - hi);
+}
+
+static double c_alltoall_rotated(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return between(a2a_lower(pp, P, m), a2a_upper(pp, P, m), pp->contention);
+}
+
+static double c_alltoall_direct(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    /* the same order everywhere makes all ranks hit one receiver at a time */
+    double c = 2 * pp->contention < 1.0 ? 2 * pp->contention : 1.0;
+    return between(a2a_lower(pp, P, m), a2a_upper(pp, P, m), c);
+}
+
+static double c_alltoall_pairwise(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return (P - 1) * (G(m) + LAT);
+}
+
+static double c_alltoall_bruck(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    double t = 0.0;
+    for (int j = 0; (1 << j) < P; j++) {
+        int blocks = 0; /* blocks whose index has bit j set */
+        for (int i = 0; i < P; i++)
+            blocks += (i >> j) & 1;
+        t += G(blocks * m) + LAT + 2 * blocks * m * pp->gamma;
+    }
+    /* two local rotations of all P blocks */
+    return t + 2 * P * m * pp->gamma;
+}
+
+/* --- the v variants, reduce-scatter, scans (one algorithm each) --- */
+static double c_reduce_scatter_basic(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    return c_reduce_linear(pp, P, m * P, s) + c_scatter_flat(pp, P, m, s);
+}
+
+static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return (P - 1) * (G(m) + LAT + pp->gamma * m);
+}
+
+/* ------------------------------------------------------------------ */
+/* the tables                                                          */
+
+#define A_COMM 1u      /* needs a commutative op */
+#define A_POF2 2u      /* P must be a power of two */
+#define A_CNT_P 4u     /* count >= P */
+#define A_CNT_P2 8u    /* count >= P' (largest power of two <= P) */
+#define A_SEG 16u      /* segmented: search s = m / 2^i */
+#define A_BULK 32u     /* sends P blocks in one message: P * m must fit an int */
+
+typedef struct algo_info {
+    const char *name;
+    unsigned flags;
+    cost_fn_t cost;
+} algo_info_t;
+
+typedef struct op_info {
+    const char *name;
+    int nalgos;
+    const algo_info_t *algos;
+} op_info_t;
+
+static const algo_info_t barrier_info[MPII_BARRIER_ALGO_COUNT] = {
+    [MPII_BARRIER_DISSEMINATION] = {"dissemination", 0, c_barrier_dissemination},
+};
+static const algo_info_t bcast_info[MPII_BCAST_ALGO_COUNT] = {
+    [MPII_BCAST_BINOMIAL] = {"binomial", 0, c_bcast_binomial},
+    [MPII_BCAST_FLAT] = {"flat", 0, c_bcast_flat},
+    [MPII_BCAST_CHAIN] = {"chain", A_SEG, c_bcast_chain},
+    [MPII_BCAST_BINTREE] = {"bintree", A_SEG, c_bcast_bintree},
+    [MPII_BCAST_SCATTER_ALLGATHER] = {"scatter_allgather", A_CNT_P, c_bcast_scatter_allgather},
+};
+static const algo_info_t reduce_info[MPII_REDUCE_ALGO_COUNT] = {
+    [MPII_REDUCE_BINOMIAL] = {"binomial", A_COMM, c_reduce_binomial},
+    [MPII_REDUCE_LINEAR] = {"linear", 0, c_reduce_linear},
+    [MPII_REDUCE_RABENSEIFNER] = {"rabenseifner", A_COMM | A_CNT_P2, c_reduce_rabenseifner},
+};
+static const algo_info_t allreduce_info[MPII_ALLREDUCE_ALGO_COUNT] = {
+    [MPII_ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", A_COMM, c_allreduce_recursive_doubling},
+    [MPII_ALLREDUCE_REDUCE_BCAST] = {"reduce_bcast", 0, c_allreduce_reduce_bcast},
+    [MPII_ALLREDUCE_RABENSEIFNER] = {"rabenseifner", A_COMM | A_CNT_P2, c_allreduce_rabenseifner},
+    [MPII_ALLREDUCE_RING] = {"ring", A_COMM | A_CNT_P, c_allreduce_ring},
+};
+static const algo_info_t scatter_info[MPII_SCATTER_ALGO_COUNT] = {
+    [MPII_SCATTER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial},
+    [MPII_SCATTER_LINEAR] = {"flat", 0, c_scatter_flat},
+};
+static const algo_info_t gather_info[MPII_GATHER_ALGO_COUNT] = {
+    [MPII_GATHER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial},
+    [MPII_GATHER_LINEAR] = {"flat", 0, c_scatter_flat},
+};
+static const algo_info_t allgather_info[MPII_ALLGATHER_ALGO_COUNT] = {
+    [MPII_ALLGATHER_RING] = {"ring", 0, c_allgather_ring},
+    [MPII_ALLGATHER_RECURSIVE_DOUBLING] = {"recursive_doubling", A_POF2, c_allgather_recursive_doubling},
+    [MPII_ALLGATHER_BRUCK] = {"bruck", A_BULK, c_allgather_bruck},
+};
+static const algo_info_t alltoall_info[MPII_ALLTOALL_ALGO_COUNT] = {
+    [MPII_ALLTOALL_PAIRWISE] = {"pairwise", 0, c_alltoall_pairwise},
+    [MPII_ALLTOALL_DIRECT] = {"direct", 0, c_alltoall_direct},
+    [MPII_ALLTOALL_ROTATED] = {"rotated", 0, c_alltoall_rotated},
+    [MPII_ALLTOALL_BRUCK] = {"bruck", A_BULK, c_alltoall_bruck},
+};
+static const algo_info_t scatterv_info[] = {{"flat", 0, c_scatter_flat}};
+static const algo_info_t gatherv_info[] = {{"flat", 0, c_scatter_flat}};
+static const algo_info_t allgatherv_info[] = {{"ring", 0, c_allgather_ring}};
+static const algo_info_t alltoallv_info[] = {{"pairwise", 0, c_alltoall_pairwise}};
+static const algo_info_t reduce_scatter_info[] = {{"basic", 0, c_reduce_scatter_basic}};
+static const algo_info_t scan_info[] = {{"linear", 0, c_scan_linear}};
+
+#define OPI(n, t) {n, (int)(sizeof(t) / sizeof(t[0])), t}
+static const op_info_t ops[MPII_COLL_OP_COUNT] = {
+    [MPII_COLL_BARRIER] = OPI("barrier", barrier_info),
+    [MPII_COLL_BCAST] = OPI("bcast", bcast_info),
+    [MPII_COLL_REDUCE] = OPI("reduce", reduce_info),
+    [MPII_COLL_ALLREDUCE] = OPI("allreduce", allreduce_info),
+    [MPII_COLL_SCATTER] = OPI("scatter", scatter_info),
+    [MPII_COLL_GATHER] = OPI("gather", gather_info),
+    [MPII_COLL_ALLGATHER] = OPI("allgather", allgather_info),
+    [MPII_COLL_ALLTOALL] = OPI("alltoall", alltoall_info),
+    [MPII_COLL_SCATTERV] = OPI("scatterv", scatterv_info),
+    [MPII_COLL_GATHERV] = OPI("gatherv", gatherv_info),
+    [MPII_COLL_ALLGATHERV] = OPI("allgatherv", allgatherv_info),
+    [MPII_COLL_ALLTOALLV] = OPI("alltoallv", alltoallv_info),
+    [MPII_COLL_REDUCE_SCATTER] = OPI("reduce_scatter", reduce_scatter_info),
+    [MPII_COLL_REDUCE_SCATTER_BLOCK] = OPI("reduce_scatter_block", reduce_scatter_info),
+    [MPII_COLL_SCAN] = OPI("scan", scan_info),
+    [MPII_COLL_EXSCAN] = OPI("exscan", scan_info),
+};
+
+/* ------------------------------------------------------------------ */
+/* evaluation                                                          */
+
+static int applies(const algo_info_t *a, int P, double m, long count, int commutative)
+{
+    if ((a->flags & A_COMM) && !commutative)
+        return 0;
+    if ((a->flags & A_POF2) && mpii_coll_pof2_floor(P) != P)
+        return 0;
+    if ((a->flags & A_CNT_P) && count < P)
+        return 0;
+    if ((a->flags & A_CNT_P2) && count < mpii_coll_pof2_floor(P))
+        return 0;
+    if ((a->flags & A_BULK) && m * P > (double)INT_MAX)
+        return 0;
+    return 1;
+}
+
+/* Cost of one algorithm; for segmented ones the best s = m / 2^i (s >= 1)
+ * is stored in *seg. */
+static double eval(const algo_info_t *a, int P, double m, double *seg)
+{
+    double best, s;
+
+    if (P <= 1)
+        return (*seg = m), 0.0;
+    best = a->cost(&model, P, m, m);
+    *seg = m;
+    if (a->flags & A_SEG) {
+        for (s = floor(m / 2); s >= 1.0; s = floor(s / 2)) {
+            double t = a->cost(&model, P, m, s);
+            if (t < best) {
+                best = t;
+                *seg = s;
+            }
+        }
+    }
+    return best;
+}
+
+typedef struct choice {
+    int algo, second;
+    double t, t2, seg;
+} choice_t;
+
+static void choose(mpii_coll_op_t op, int P, double m, long count, int commutative, choice_t *ch)
+{
+    const op_info_t *o = &ops[op];
+
+    ch->algo = ch->second = -1;
+    ch->t = ch->t2 = INFINITY;
+    ch->seg = m;
+    for (int i = 0; i < o->nalgos; i++) {
+        double seg, t;
+        if (!applies(&o->algos[i], P, m, count, commutative))
+            continue;
+        t = eval(&o->algos[i], P, m, &seg);
+        if (t < ch->t) {
+            ch->second = ch->algo;
+            ch->t2 = ch->t;
+            ch->algo = i;
+            ch->t = t;
+            ch->seg = seg;
+        } else if (t < ch->t2) {
+            ch->second = i;
+            ch->t2 = t;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* selection with a cache                                              */
+
+#define CACHE_WAYS 64
+
+typedef struct cache_entry {
+    unsigned gen;            /* 0: empty */
+    uint32_t ctx;
+    int P, commutative;
+    size_t bytes;
+    long count;
+    int algo;
+    size_t seg;
+} cache_entry_t;
+
+static cache_entry_t cache[MPII_COLL_OP_COUNT][CACHE_WAYS];
+
+static void verbose_line(mpii_coll_op_t op, int P, size_t bytes, const choice_t *ch, int forced_algo)
+{
+    const op_info_t *o = &ops[op];
+    char seg[48] = "";
+
+    if (ch->algo >= 0 && (o->algos[ch->algo].flags & A_SEG))
+        snprintf(seg, sizeof(seg), " (segment %.0f B)", ch->seg);
+    if (forced_algo >= 0) {
+        fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: %s forced (predicted %.2f us)\n", o->name, P, bytes,
+                o->algos[forced_algo].name, ch->t);
+        return;
+    }
+    if (ch->second >= 0)
+        fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: chose %s%s predicted %.2f us, runner-up %s %.2f us\n",
+                o->name, P, bytes, o->algos[ch->algo].name, seg, ch->t, o->algos[ch->second].name, ch->t2);
+    else
+        fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: chose %s%s predicted %.2f us (only one applies)\n",
+                o->name, P, bytes, o->algos[ch->algo].name, seg, ch->t);
+}
+
+int mpii_coll_select(mpii_coll_op_t op, mpii_comm_t *comm, size_t bytes, long count, int commutative,
+                     size_t *seg_bytes)
+{
+    const op_info_t *o = &ops[op];
+    size_t h = (bytes * 2654435761u) ^ ((size_t)comm->ctx * 40503u) ^ (size_t)count ^ (size_t)commutative;
+    cache_entry_t *e = &cache[op][(h ^ (h >> 7)) % CACHE_WAYS];
+    int P = comm->size;
+    double m = (double)bytes;
+    choice_t ch;
+    int f = forced[op];
+
+    if (e->gen == generation && e->ctx == comm->ctx && e->P == P && e->bytes == bytes && e->count == count &&
+        e->commutative == commutative) {
+        *seg_bytes = e->seg;
+        return e->algo;
+    }
+    if (f >= 0 && applies(&o->algos[f], P, m, count, commutative)) {
+        ch.t = eval(&o->algos[f], P, m, &ch.seg);
+        ch.algo = f;
+        ch.second = -1;
+    } else {
+        choose(op, P, m, count, commutative, &ch);
+        if (ch.algo < 0) /* cannot happen: every op has one unconditional algorithm */
+            ch.algo = 0, ch.seg = m;
+        f = -1;
+    }
+    if (mpii_coll_cfg_verbose && comm->rank == 0)
+        verbose_line(op, P, bytes, &ch, f);
+    e->gen = generation;
+    e->ctx = comm->ctx;
+    e->P = P;
+    e->commutative = commutative;
+    e->bytes = bytes;
+    e->count = count;
+    e->algo = ch.algo;
+    e->seg = ch.seg >= 1.0 ? (size_t)ch.seg : 1;
+    *seg_bytes = e->seg;
+    return ch.algo;
+}
+
+int mpii_coll_seg_elems(size_t seg_bytes, size_t elem_size)
+{
+    size_t n = elem_size > 0 ? seg_bytes / elem_size : seg_bytes;
+    if (n < 1)
+        n = 1;
+    if (n > INT_MAX)
+        n = INT_MAX;
+    return (int)n;
+}
+
+/* ------------------------------------------------------------------ */
+/* names, forcing, prediction                                          */
+
+int mpii_coll_op_by_name(const char *name)
+{
+    for (int i = 0; name != NULL && i < MPII_COLL_OP_COUNT; i++)
+        if (!strcmp(ops[i].name, name))
+            return i;
+    return -1;
+}
+
+int mpii_coll_algo_count(mpii_coll_op_t op)
+{
+    return ops[op].nalgos;
+}
+
+const char *mpii_coll_algo_name(mpii_coll_op_t op, int algo)
+{
+    return algo >= 0 && algo < ops[op].nalgos ? ops[op].algos[algo].name : "?";
+}
+
+int mpii_coll_algo_by_name(mpii_coll_op_t op, const char *name)
+{
+    for (int i = 0; i < ops[op].nalgos; i++)
+        if (!strcmp(ops[op].algos[i].name, name))
+            return i;
+    return -1;
+}
+
+void mpii_coll_force(mpii_coll_op_t op, int algo)
+{
+    forced[op] = algo;
+    generation++;
+    if (generation == 0)
+        generation = 1;
+}
+
+double mpii_coll_predict(mpii_coll_op_t op, int algo, int P, double m, int *chosen)
+{
+    long count = m > (double)LONG_MAX ? LONG_MAX : (long)m;
+    double seg;
+
+    if (algo < 0) {
+        choice_t ch;
+        if (P <= 1) {
+            *chosen = 0;
+            return 0.0;
+        }
+        choose(op, P, m, count, 1, &ch);
+        *chosen = ch.algo;
+        return ch.algo >= 0 ? ch.t : -1.0;
+    }
+    if (!applies(&ops[op].algos[algo], P, m, count, 1))
+        return -1.0;
+    return eval(&ops[op].algos[algo], P, m, &seg);
+}
+
+/* ------------------------------------------------------------------ */
+/* init                                                                */
+
+int mpii_coll_init(const char *provider)
+{
+    char err[300];
+    int bad = 0;
+
+    for (int i = 0; i < MPII_COLL_OP_COUNT; i++) {
+        const char *want = mpii_coll_cfg_algo[i];
+        forced[i] = -1;
+        if (want == NULL || want[0] == '\0' || !strcmp(want, "auto"))
+            continue;
+        forced[i] = mpii_coll_algo_by_name(i, want);
+        if (forced[i] < 0) {
+            char upper[32];
+            size_t j;
+            for (j = 0; ops[i].name[j] != '\0' && j < sizeof(upper) - 1; j++)
+                upper[j] = (char)(ops[i].name[j] - ('a' <= ops[i].name[j] && ops[i].name[j] <= 'z' ? 32 : 0));
+            upper[j] = '\0';
+            fprintf(stderr, "mbmpi: MPI_Init: MBMPI_%s_ALGO=\"%s\" is not an algorithm of %s; valid names: auto",
+                    upper, want, ops[i].name);
+            for (int a = 0; a < ops[i].nalgos; a++)
+                fprintf(stderr, ", %s", ops[i].algos[a].name);
+            fprintf(stderr, "\n");
+            bad = 1;
+        }
+    }
+    if (bad)
+        return MPI_ERR_OTHER;
+    generation++;
+
+    if (mpii_coll_cfg_plogp_file != NULL && mpii_coll_cfg_plogp_file[0] != '\0') {
+        if (mpii_plogp_load_file(mpii_coll_cfg_plogp_file, &model, err, sizeof(err)) != 0) {
+            fprintf(stderr, "mbmpi: MPI_Init: MBMPI_PLOGP_FILE=%s: %s\n", mpii_coll_cfg_plogp_file, err);
+            return MPI_ERR_OTHER;
+        }
+        return MPI_SUCCESS;
+    }
+    if (provider == NULL || strstr(provider, "shm") != NULL) {
+        if (mpii_plogp_parse(mpii_plogp_default_shm, "built-in shm", &model, err, sizeof(err)) != 0) {
+            fprintf(stderr, "mbmpi: MPI_Init: built-in shm pLogP parameters: %s\n", err);
+            return MPI_ERR_OTHER;
+        }
+    } else if (mpii_plogp_parse(mpii_plogp_default_tcp, "built-in tcp", &model, err, sizeof(err)) != 0) {
+        fprintf(stderr, "mbmpi: MPI_Init: built-in tcp pLogP parameters: %s\n", err);
+        return MPI_ERR_OTHER;
+    }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,180 @@
+/*
+ * mpi/coll/plogp.c: loading and evaluating the pLogP parameter file (format
+ * in plogp.h). The parser is strict: a file that would silently give a
+ * wrong model (missing L, unsorted or negative values, garbage on a line)
+ * is refused with the line number, and MPI_Init then fails.
+ */
+#include "plogp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER "# mbmpi pLogP parameters v1"
+
+static int fail(char *err, size_t errlen, int line, const char *msg)
+{
+    snprintf(err, errlen, "line %d: %s", line, msg);
+    return -1;
+}
+
+/* Strict number: the whole token must parse, the value be finite and >= 0. */
+static int number(const char *tok, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(tok, &end);
+    if (end == tok || *end != '\0' || errno != 0 || !(v >= 0.0) || v > 1e12)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char *err, size_t errlen)
+{
+    const char *s = text;
+    int lineno = 0;
+    int have_l = 0;
+
+    memset(p, 0, sizeof(*p));
+    p->contention = 0.5;
+    p->gamma = 0.0005;
+    snprintf(p->origin, sizeof(p->origin), "%s", origin);
+    while (*s != '\0') {
+        char line[512];
+        char *tok[8];
+        int ntok = 0;
+        size_t len = strcspn(s, "\n");
+
+        lineno++;
+        if (len >= sizeof(line))
+            return fail(err, errlen, lineno, "line too long");
+        memcpy(line, s, len);
+        line[len] = '\0';
+        s += len;
+        if (*s == '\n')
+            s++;
+        if (lineno == 1) {
+            if (strncmp(line, HEADER, strlen(HEADER)) != 0)
+                return fail(err, errlen, lineno, "first line must be \"" HEADER "\"");
+            continue;
+        }
+        if (line[strspn(line, " \t\r")] == '#')
+            continue;
+        for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t != NULL; t = strtok_r(NULL, " \t\r", &save)) {
+            if (ntok == 8)
+                return fail(err, errlen, lineno, "too many fields");
+            tok[ntok++] = t;
+        }
+        if (ntok == 0)
+            continue;
+        if (!strcmp(tok[0], "L") || !strcmp(tok[0], "contention") || !strcmp(tok[0], "gamma")) {
+            double v;
+            if (ntok != 2 || number(tok[1], &v) != 0)
+                return fail(err, errlen, lineno, "expected \"<keyword> <non-negative number>\"");
+            if (!strcmp(tok[0], "L")) {
+                p->L = v;
+                have_l = 1;
+            } else if (!strcmp(tok[0], "contention")) {
+                if (v > 1.0)
+                    return fail(err, errlen, lineno, "contention ratio must be in [0, 1]");
+                p->contention = v;
+            } else {
+                p->gamma = v;
+            }
+            continue;
+        }
+        if (ntok != 4)
+            return fail(err, errlen, lineno, "expected \"m_bytes os_us or_us g_us\" (4 numbers)");
+        if (p->nrows == MPII_PLOGP_MAX_ROWS)
+            return fail(err, errlen, lineno, "too many rows");
+        {
+            int i = p->nrows;
+            if (number(tok[0], &p->m[i]) || number(tok[1], &p->os[i]) || number(tok[2], &p->or_[i]) ||
+                number(tok[3], &p->g[i]))
+                return fail(err, errlen, lineno, "a field is not a non-negative number");
+            if (i > 0 && p->m[i] <= p->m[i - 1])
+                return fail(err, errlen, lineno, "m_bytes must be strictly increasing");
+            p->nrows++;
+        }
+    }
+    if (lineno == 0)
+        return fail(err, errlen, 1, "empty file");
+    if (!have_l)
+        return fail(err, errlen, lineno, "no \"L <microseconds>\" line");
+    if (p->nrows < 2)
+        return fail(err, errlen, lineno, "need at least two \"m os or g\" rows");
+    return 0;
+}
+
+int mpii_plogp_load_file(const char *path, mpii_plogp_t *p, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    char *text;
+    long n;
+    size_t got;
+    int rc;
+
+    if (f == NULL) {
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > (1 << 20) || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        snprintf(err, errlen, "cannot read (or larger than 1 MiB)");
+        return -1;
+    }
+    text = malloc((size_t)n + 1);
+    if (text == NULL) {
+        fclose(f);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    got = fread(text, 1, (size_t)n, f);
+    fclose(f);
+    text[got] = '\0';
+    if (strlen(text) != got) {
+        free(text);
+        snprintf(err, errlen, "contains a NUL byte (not a text file)");
+        return -1;
+    }
+    rc = mpii_plogp_parse(text, path, p, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* Piecewise-linear interpolation of column y at m. */
+static double interp(const mpii_plogp_t *p, const double *y, double m)
+{
+    int n = p->nrows;
+    int i;
+    double v;
+
+    if (m <= p->m[0])
+        return y[0];
+    if (m >= p->m[n - 1])
+        i = n - 2; /* extend the last segment's slope */
+    else
+        for (i = 0; i < n - 2 && m > p->m[i + 1]; i++)
+            ;
+    v = y[i] + (y[i + 1] - y[i]) * (m - p->m[i]) / (p->m[i + 1] - p->m[i]);
+    return v > 0.0 ? v : 0.0;
+}
+
+double mpii_plogp_os(const mpii_plogp_t *p, double m)
+{
+    return interp(p, p->os, m);
+}
+
+double mpii_plogp_or(const mpii_plogp_t *p, double m)
+{
+    return interp(p, p->or_, m);
+}
+
+double mpii_plogp_g(const mpii_plogp_t *p, double m)
+{
+    return interp(p, p->g, m);
+}

@@ -1,0 +1,60 @@
+/*
+ * mpi/coll/plogp.h: the pLogP parameters of the network (not installed).
+ *
+ * pLogP (Kielmann et al.) describes a network by the latency L and, as
+ * functions of the message size m, the send overhead o_s(m), the receive
+ * overhead o_r(m) and the gap g(m) (the minimum time between two messages
+ * of m bytes on one link, i.e. the inverse of the throughput). The values
+ * come from a small text file written by bench/plogp:
+ *
+ *     # mbmpi pLogP parameters v1
+ *     # provider <name>, measured <date> by bench/plogp
+ *     L <microseconds>
+ *     # m_bytes  os_us  or_us  g_us
+ *     1 0.30 0.35 0.50
+ *     ...                          (m strictly increasing)
+ *
+ * Two optional keyword lines may follow L (mbmpi extensions, defaults in
+ * brackets): "contention <ratio>" [0.5], where all-to-all lies between its
+ * lower (overlapped) and upper (serialised) bound (the seed's network
+ * "signature"), and "gamma <us per byte>" [0.0005], the local cost of
+ * combining one byte in a reduction. Lines starting with '#' are comments.
+ * Between rows the functions are interpolated linearly, below the first row
+ * the first row holds, above the last the last slope is extended.
+ */
+#ifndef MPI_COLL_PLOGP_H
+#define MPI_COLL_PLOGP_H
+
+#include <stddef.h>
+
+#define MPII_PLOGP_MAX_ROWS 64
+
+typedef struct mpii_plogp {
+    double L;
+    double contention;
+    double gamma;
+    int nrows;
+    double m[MPII_PLOGP_MAX_ROWS];
+    double os[MPII_PLOGP_MAX_ROWS];
+    double or_[MPII_PLOGP_MAX_ROWS];
+    double g[MPII_PLOGP_MAX_ROWS];
+    char origin[256];        /* file name or "built-in shm" */
+} mpii_plogp_t;
+
+/* Parse the text of a parameter file. 0 on success; -1 with a message
+ * ("line N: ...") in err otherwise. `origin` names the source in p. */
+int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char *err, size_t errlen);
+
+/* Read and parse a file; 0 or -1 with a message in err. */
+int mpii_plogp_load_file(const char *path, mpii_plogp_t *p, char *err, size_t errlen);
+
+/* o_s(m), o_r(m), g(m) in microseconds for m bytes (m >= 0). */
+double mpii_plogp_os(const mpii_plogp_t *p, double m);
+double mpii_plogp_or(const mpii_plogp_t *p, double m);
+double mpii_plogp_g(const mpii_plogp_t *p, double m);
+
+/* The built-in parameter files (mpi/coll/plogp_defaults.c, generated). */
+extern const char mpii_plogp_default_shm[];
+extern const char mpii_plogp_default_tcp[];
+
+#endif
