@@ -3,9 +3,11 @@
  *
  * For every size m (bytes per rank: the operation's count x type size, as
  * MPIX_Coll_predict takes it) and every algorithm timed, each rank runs a
- * batch of ITERS calls after an MPI_Barrier and computes its mean time per
- * call; the batch's time is the maximum over the ranks; the reported time
- * is the median over REPS batches. Before the batches one call runs with a
+ * batch of ITERS calls, each after an MPI_Barrier (so that consecutive calls
+ * cannot pipeline: the pLogP models predict the completion time of one call,
+ * and the OSU benchmarks time the same way), and computes its mean time per
+ * call, barriers excluded; the batch's time is the maximum over the ranks;
+ * the reported time is the median over REPS batches. Before the batches one call runs with a
  * known pattern and its result is checked (a wrong result is reported and
  * makes the exit status 1). Root 0 for the rooted operations.
  *
@@ -334,11 +336,14 @@ static double time_point(const char *algo, long m, long iters, int reps)
         errors++;
     }
     for (int r = 0; r < reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
+        double t = 0.0;
+        for (long i = 0; i < iters && rc == MPI_SUCCESS; i++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
             rc = run_once(m);
-        double t = (MPI_Wtime() - t0) / (double)iters;
+            t += MPI_Wtime() - t0;
+        }
+        t /= (double)iters;
         if (rc != MPI_SUCCESS && !bad_rc) {
             fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op], algo,
                     m, rc);

@@ -1,0 +1,396 @@
+#!/usr/bin/env bash
+# bench/run_coll.sh: pLogP parameters and collective benchmarks (what `make
+# bench-plogp`, `make bench-coll` and `make bench-coll-peers` run).
+#
+# usage: bench/run_coll.sh plogp | coll | peers
+#
+#   plogp  builds build/bench/plogp and measures the pLogP parameters between
+#          2 local ranks over every provider of PLOGP_PROVIDERS (default "shm
+#          tcp"): bench/out/plogp_<p>.plogp (the parameter file the library
+#          loads: MBMPI_PLOGP_FILE, or mpi/coll/params/<p>.plogp embedded as
+#          the defaults by scripts/gen_plogp_defaults.sh), plogp_<p>.csv and
+#          plogp_<p>.png (o_s, o_r, g and RTT/2 against m, log-log, L as a
+#          line). Prints how to install the files as the built-in defaults.
+#   coll   builds build/bench/coll and, for every provider of COLL_PROVIDERS
+#          x operation of COLL_OPS x P of COLL_NP, times every algorithm
+#          (forced) and the automatic choice (one bin/mpirun job each), then
+#          prints per job the share of sizes where the pick was the fastest
+#          / within 10 % of the fastest and the median relative error of the
+#          predictions, and plots bench/out/coll_<p>_<op>_P<P>.png like the
+#          seed paper's figures: time against m per algorithm, measured as
+#          points, predicted as lines, log axes.
+#   peers  builds bench/coll with bin/mpicc, mpicc.openmpi and mpicc.mpich
+#          (a missing one is skipped with a message) and runs, for every
+#          operation x P, mbmpi (shm, automatic choice), Open MPI and MPICH
+#          alternately for COLL_ROUNDS rounds in OSU mode (--osu), then
+#          prints per size the medians over the rounds and the ratios
+#          mbmpi / peer (< 1: mbmpi is faster); coll_peers_<op>_P<P>.csv.
+#
+# One progress line per job on stderr; tables on stdout.
+#
+# Environment (default):
+#   COLL_OPS ("bcast scatter alltoall allreduce"), COLL_NP ("4 8")
+#   COLL_PROVIDERS (shm)         providers of `coll` (e.g. "shm tcp")
+#   COLL_SIZES (1:1M), COLL_FACTOR (4)   bench/coll -m and -f
+#   COLL_REPS (3), COLL_ITERS (bench/coll's default)   -r, -i
+#   COLL_RUN_BUDGET (25)         bench/coll -t: no new size after this long
+#   COLL_TIMEOUT (60)            seconds per job (mpirun --timeout + timeout)
+#   COLL_BUDGET (270)            no job starts after this many seconds
+#   COLL_ROUNDS (3)              peers: rounds of mbmpi, Open MPI, MPICH
+#   PLOGP_PROVIDERS ("shm tcp"), PLOGP_REPS (5), PLOGP_SCALE (1.0),
+#   PLOGP_MAX (4M), PLOGP_TIMEOUT (120)
+#   MBMPI_PLOGP_FILE             passed on to the ranks: the model's parameters
+#   BENCH_OUT (bench/out)
+# With the defaults `coll` runs 8 jobs and ends within about 5 minutes on 2
+# idle cores (P = 8 is oversubscribed), `plogp` takes well under a minute.
+# Exit status: 1 when a build or a job failed (the tables are still printed).
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+SECONDS=0
+
+MODE=${1:-}
+OPS=${COLL_OPS:-bcast scatter alltoall allreduce}
+NPS=${COLL_NP:-4 8}
+PROVIDERS=${COLL_PROVIDERS:-shm}
+SIZES=${COLL_SIZES:-1:1M}
+FACTOR=${COLL_FACTOR:-4}
+REPS=${COLL_REPS:-3}
+ITERS=${COLL_ITERS:-}
+RUN_BUDGET=${COLL_RUN_BUDGET:-25}
+TMO=${COLL_TIMEOUT:-60}
+BUDGET=${COLL_BUDGET:-270}
+ROUNDS=${COLL_ROUNDS:-3}
+OUT=${BENCH_OUT:-bench/out}
+BUILD=build/bench
+rc_all=0
+failed=()
+
+note() { echo "run_coll: $*" >&2; }
+usage() { sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; }
+case $MODE in
+plogp | coll | peers) ;;
+-h | --help) usage; exit 0 ;;
+*) note "usage: bench/run_coll.sh plogp | coll | peers"; exit 2 ;;
+esac
+
+# timeout for the next job: TMO cut to what is left of the budget (fails
+# when the budget is spent)
+run_timeout() {
+    local left=$((BUDGET - SECONDS))
+    [ $left -ge 5 ] || return 1
+    [ $left -lt "$TMO" ] && echo $left || echo "$TMO"
+}
+label() { # bytes -> 1, 8, 1K, 4M
+    local n=$1
+    if [ "$n" -ge 1048576 ] && [ $((n % 1048576)) -eq 0 ]; then echo "$((n / 1048576))M"
+    elif [ "$n" -ge 1024 ] && [ $((n % 1024)) -eq 0 ]; then echo "$((n / 1024))K"
+    else echo "$n"; fi
+}
+provname() { [ "$1" = tcp ] && echo "tcp;ofi_rxm" || echo "$1"; }
+
+gnuplot_term() {
+    if gnuplot -e 'set terminal' 2>&1 </dev/null | grep -q '^ *pngcairo '; then
+        echo "pngcairo size 1000,600"
+    else
+        echo "png size 1000,600"
+    fi
+}
+have_gnuplot() {
+    command -v gnuplot >/dev/null 2>&1 && return 0
+    note "gnuplot not found: skipping the plots (apt-get install gnuplot-nox)"
+    return 1
+}
+
+# ---- build -----------------------------------------------------------------
+if [ ! -f lib/libmpi.a ] || [ ! -x bin/mpirun ]; then
+    note "lib/libmpi.a or bin/mpirun missing: running make"
+    make -s all >&2 || { note "make failed"; exit 1; }
+fi
+mkdir -p "$BUILD" "$OUT" || exit 1
+WFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra"
+build() { # build <mpicc> <source> <binary>
+    if ! "$1" -O2 $WFLAGS -o "$3" "$2" 2>"$OUT/coll_build.err"; then
+        note "building $3 with $1 failed:"
+        cat "$OUT/coll_build.err" >&2
+        return 1
+    fi
+}
+
+# one_job <tag> <label> <timeout> <command...>: runs the command with its
+# output in $OUT/<tag>.txt / .err, one progress line; status as the command
+step=0
+total=0
+one_job() {
+    local tag=$1 what=$2 t=$3 rc t0
+    shift 3
+    step=$((step + 1))
+    printf '[%d/%d] %-34s ... ' $step $total "$what" >&2
+    t0=$SECONDS
+    timeout -k 3 $((t + 3)) "$@" >"$OUT/$tag.txt" 2>"$OUT/$tag.err"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        echo "ok ($((SECONDS - t0)) s)" >&2
+        [ -s "$OUT/$tag.err" ] || rm -f "$OUT/$tag.err"
+    else
+        echo "FAIL (exit $rc$( [ $rc -eq 124 ] && echo ": no end after $t s, hang?"); see $OUT/$tag.err)" >&2
+        failed+=("[$step] $*   (exit $rc)")
+        rc_all=1
+    fi
+    return $rc
+}
+skip_job() {
+    step=$((step + 1))
+    printf '[%d/%d] %-34s ... SKIPPED (time budget of %d s spent)\n' $step $total "$1" "$BUDGET" >&2
+    failed+=("[$step] $1: skipped, time budget spent")
+    rc_all=1
+}
+finish() {
+    note "total time $SECONDS s"
+    if [ ${#failed[@]} -gt 0 ]; then
+        note "${#failed[@]} failures:"
+        printf '  %s\n' "${failed[@]}" >&2
+    fi
+    exit $rc_all
+}
+
+# ==== plogp =================================================================
+if [ "$MODE" = plogp ]; then
+    PPROVS=${PLOGP_PROVIDERS:-shm tcp}
+    build bin/mpicc bench/plogp.c "$BUILD/plogp" || exit 1
+    total=$(echo $PPROVS | wc -w)
+    BUDGET=100000
+    TMO=${PLOGP_TIMEOUT:-120}
+    for p in $PPROVS; do
+        one_job "plogp_$p" "plogp $(provname "$p")" "$TMO" \
+            bin/mpirun -n 2 --provider "$p" --timeout "$TMO" "$BUILD/plogp" -p "$(provname "$p")" \
+            -r "${PLOGP_REPS:-5}" -i "${PLOGP_SCALE:-1.0}" -m "${PLOGP_MAX:-4M}" \
+            -o "$OUT/plogp_$p.plogp" --csv "$OUT/plogp_$p.csv"
+    done
+    for p in $PPROVS; do
+        [ -s "$OUT/plogp_$p.plogp" ] || continue
+        echo "# $OUT/plogp_$p.plogp: $(grep '^L ' "$OUT/plogp_$p.plogp")"
+        printf '# %-8s %9s %9s %9s %9s\n' m os_us or_us g_us rtt/2_us
+        awk -F, 'NR > 1 && ($1 <= 1 || $1 == 64 || $1 == 1024 || $1 == 16384 || $1 == 65536 || $1 == 1048576 || $1 == 4194304) {
+            printf "  %-8s %9.3f %9.3f %9.3f %9.3f\n", $1, $2, $3, $4, $5 / 2 }' "$OUT/plogp_$p.csv"
+    done
+    if have_gnuplot; then
+        for p in $PPROVS; do
+            [ -s "$OUT/plogp_$p.csv" ] || continue
+            L=$(awk '$1 == "L" { print $2 }' "$OUT/plogp_$p.plogp")
+            if gnuplot -e "set terminal $(gnuplot_term) noenhanced; set output '$OUT/plogp_$p.png';
+set datafile separator ','; set logscale xy; set grid; set key left top;
+set title 'pLogP parameters, $(provname "$p"), 2 ranks (bench/plogp, median of ${PLOGP_REPS:-5})';
+set xlabel 'message size m (bytes)'; set ylabel 'time (us)';
+set xtics ('1' 1, '8' 8, '64' 64, '512' 512, '4K' 4096, '32K' 32768, '256K' 262144, '4M' 4194304);
+plot '$OUT/plogp_$p.csv' skip 1 using (\$1 > 0 ? \$1 : 1/0):2 with linespoints title 'o_s(m)',
+     '' skip 1 using (\$1 > 0 ? \$1 : 1/0):3 with linespoints title 'o_r(m)',
+     '' skip 1 using (\$1 > 0 ? \$1 : 1/0):4 with linespoints title 'g(m)',
+     '' skip 1 using (\$1 > 0 ? \$1 : 1/0):(\$5 / 2) with lines dashtype 2 title 'RTT(m)/2',
+     ${L:-1} with lines dashtype 3 title 'L = ${L:-?} us'" 2>"$OUT/plogp_gnuplot.err"; then
+                note "plot: $OUT/plogp_$p.png"
+            else
+                note "gnuplot failed (see $OUT/plogp_gnuplot.err)"
+            fi
+        done
+    fi
+    echo "#"
+    echo "# To use a file for one run: MBMPI_PLOGP_FILE=$OUT/plogp_shm.plogp bin/mpirun ..."
+    echo "# To install the measured files as the built-in defaults:"
+    for p in $PPROVS; do
+        [ -s "$OUT/plogp_$p.plogp" ] && echo "#   cp $OUT/plogp_$p.plogp mpi/coll/params/$p.plogp"
+    done
+    echo "#   scripts/gen_plogp_defaults.sh && make -s all"
+    finish
+fi
+
+# ==== coll ==================================================================
+coll_args() { # the sweep options shared by coll and peers
+    echo "-m $SIZES -f $FACTOR -r $REPS -t $RUN_BUDGET${ITERS:+ -i $ITERS}"
+}
+
+if [ "$MODE" = coll ]; then
+    build bin/mpicc bench/coll.c "$BUILD/coll" || exit 1
+    if ! grep -q MBMPI_HAVE_COLL_EXT mpi/include/mpi.h; then
+        note "mpi.h has no MBMPI_HAVE_COLL_EXT: only the automatic choice can be timed"
+    fi
+    total=$(($(echo $PROVIDERS | wc -w) * $(echo $OPS | wc -w) * $(echo $NPS | wc -w)))
+    jobs=()
+    for p in $PROVIDERS; do for op in $OPS; do for np in $NPS; do
+        tag=coll_${p}_${op}_P$np
+        if ! t=$(run_timeout); then skip_job "coll $op P=$np $p"; continue; fi
+        rm -f "$OUT/$tag.csv"
+        one_job "$tag" "coll $op P=$np $(provname "$p")" "$t" \
+            bin/mpirun -n "$np" --provider "$p" --timeout "$t" "$BUILD/coll" -c "$op" $(coll_args) \
+            --csv "$OUT/$tag.csv"
+        [ -s "$OUT/$tag.csv" ] && jobs+=("$tag")
+    done; done; done
+
+    # the per-algorithm tables as bench/coll printed them
+    for tag in "${jobs[@]}"; do
+        echo "#"
+        grep -v '^# measured' "$OUT/$tag.txt"
+    done
+    # summary: share of sizes where the pick is the fastest / within 10 %,
+    # median relative error |predicted - measured| / measured
+    summary=$OUT/coll_summary.csv
+    echo "provider,op,P,sizes,pick_fastest,pick_within_10pct,median_rel_err_pct,median_rel_err_auto_pct" >"$summary"
+    for tag in "${jobs[@]}"; do
+        p=${tag#coll_}; p=${p%%_*}
+        awk -F, -v prov="$p" '
+            function med(a, n,    i, j, t) {
+                for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+                return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : -1
+            }
+            NR == 1 { next }
+            { op = $1; P = $2 }
+            $5 > 0 && $6 > 0 {
+                e = ($6 - $5) / $5; if (e < 0) e = -e
+                if ($4 == "auto") ea[++na] = e; else er[++ne] = e
+            }
+            $5 > 0 && $4 != "auto" { t[$3, $4] = $5; if (!($3 in best) || $5 < best[$3]) best[$3] = $5 }
+            $4 == "auto" { pick[$3] = $7 }
+            END {
+                for (m in pick) if ((m SUBSEP pick[m]) in t && m in best) {
+                    n++; r = t[m, pick[m]] / best[m]
+                    if (r <= 1.0000001) f++
+                    if (r <= 1.10) w++
+                }
+                printf "%s,%s,%d,%d,%d,%d,%s,%s\n", prov, op, P, n, f, w,
+                    ne ? sprintf("%.1f", 100 * med(er, ne)) : "", na ? sprintf("%.1f", 100 * med(ea, na)) : ""
+            }' "$OUT/$tag.csv" >>"$summary"
+    done
+    echo "#"
+    echo "# summary ($(date '+%Y-%m-%d %H:%M %Z'), load average $(cut -d' ' -f1-3 /proc/loadavg)): sizes $SIZES x$FACTOR, -r $REPS"
+    echo "# pick fastest / within 10 %: sizes where the automatic pick (timed forced) was the fastest forced"
+    echo "# algorithm / within 10 % of it; error: median |predicted - measured| / measured over algorithms x sizes"
+    printf '# %-12s %-10s %3s %6s %13s %13s %10s %10s\n' provider op P sizes pick_fastest within_10% err_all err_auto
+    tail -n +2 "$summary" | while IFS=, read -r p op np n f w e ea; do
+        pct() { [ "$1" -gt 0 ] && awk -v a="$2" -v b="$1" 'BEGIN { printf "%d (%.0f%%)", a, 100 * a / b }' || echo -; }
+        printf '  %-12s %-10s %3s %6s %13s %13s %10s %10s\n' "$(provname "$p")" "$op" "$np" "$n" "$(pct "$n" "$f")" \
+            "$(pct "$n" "$w")" "${e:+$e%}" "${ea:+$ea%}"
+    done
+
+    # plots: one per job, per algorithm a data file (m, measured, predicted)
+    if have_gnuplot && [ ${#jobs[@]} -gt 0 ]; then
+        term=$(gnuplot_term)
+        mkdir -p "$OUT/coll_data"
+        for tag in "${jobs[@]}"; do
+            rm -f "$OUT/coll_data/$tag".*.dat
+            awk -F, -v d="$OUT/coll_data/$tag" 'NR > 1 { f = d "." $4 ".dat"; printf "%s %s %s\n", $3, ($5 > 0 ? $5 : "NaN"), ($6 > 0 ? $6 : "NaN") > f }' \
+                "$OUT/$tag.csv"
+            plot="" i=0
+            for f in "$OUT/coll_data/$tag".*.dat; do
+                [ -f "$f" ] || continue
+                a=${f#"$OUT/coll_data/$tag."}; a=${a%.dat}
+                [ "$a" = auto ] && continue
+                i=$((i + 1))
+                plot="$plot${plot:+, }'$f' using 1:2 with points pt $((i + 4)) ps 1.3 lc $i title '$a measured', '$f' using 1:3 with lines lw 2 lc $i title '$a predicted'"
+            done
+            f="$OUT/coll_data/$tag.auto.dat"
+            [ -f "$f" ] && plot="$plot, '$f' using 1:2 with points pt 6 ps 2.5 lc rgb 'black' title 'auto (model pick) measured'"
+            set -- $(echo "$tag" | tr _ ' ') # coll prov op P<np>
+            if gnuplot -e "set terminal $term noenhanced; set output '$OUT/$tag.png'; set logscale xy; set grid;
+set key outside right top; set xrange [0.7:*];
+set title '$3, P=${4#P}, $(provname "$2"): measured (points) vs pLogP predicted (lines)';
+set xlabel 'message size m (bytes per rank)'; set ylabel 'time (us)';
+set xtics ('1' 1, '16' 16, '256' 256, '4K' 4096, '64K' 65536, '1M' 1048576);
+plot $plot" 2>"$OUT/coll_gnuplot.err"; then
+                note "plot: $OUT/$tag.png"
+            else
+                note "gnuplot failed for $tag (see $OUT/coll_gnuplot.err)"
+            fi
+        done
+    fi
+    finish
+fi
+
+# ==== peers =================================================================
+declare -A NAME=([mbmpi]=mbmpi [openmpi]="Open MPI" [mpich]=MPICH)
+declare -A CC=([mbmpi]=bin/mpicc [openmpi]=mpicc.openmpi [mpich]=mpicc.mpich)
+declare -A RUN=([mbmpi]=bin/mpirun [openmpi]=mpirun.openmpi [mpich]=mpirun.mpich)
+declare -A SUFFIX=([mbmpi]="" [openmpi]=.openmpi [mpich]=.mpich)
+IMPLS=""
+for impl in mbmpi openmpi mpich; do
+    if ! command -v "${CC[$impl]}" >/dev/null 2>&1 || ! command -v "${RUN[$impl]}" >/dev/null 2>&1; then
+        note "${CC[$impl]} or ${RUN[$impl]} not found: skipping ${NAME[$impl]}"
+        continue
+    fi
+    if build "${CC[$impl]}" bench/coll.c "$BUILD/coll${SUFFIX[$impl]}"; then
+        IMPLS="$IMPLS $impl"
+    else
+        rc_all=1
+        failed+=("build bench/coll with ${CC[$impl]}")
+    fi
+done
+[ -n "$IMPLS" ] || { note "nothing to run"; exit 1; }
+
+OMPI_FLAGS="--oversubscribe"
+[ "$(id -u)" = 0 ] && OMPI_FLAGS="--allow-run-as-root $OMPI_FLAGS"
+OMPI_ENV=""
+# Open MPI's vader BTL uses CMA (process_vm_readv) for large messages; where
+# ptrace rules refuse it, fall back to copy-in/copy-out (as run_peers.sh).
+if [[ " $IMPLS " == *" openmpi "* ]]; then
+    probe="mpirun.openmpi $OMPI_FLAGS -np 2 $BUILD/coll.openmpi -c bcast -m 1M:1M -r 1 -i 1"
+    if ! timeout -k 3 60 $probe >"$OUT/coll_peers_probe.txt" 2>"$OUT/coll_peers_probe.err" ||
+        grep -qiE 'single.copy|cma|process_vm|ptrace' "$OUT/coll_peers_probe.err"; then
+        OMPI_ENV="OMPI_MCA_btl_vader_single_copy_mechanism=none"
+        note "Open MPI: default single-copy (CMA) failed; using $OMPI_ENV"
+    fi
+fi
+launch() { # launch <impl> <np> <timeout>: the launcher words
+    case $1 in
+    mbmpi) echo "bin/mpirun -n $2 --provider shm --timeout $3" ;;
+    openmpi) echo "env $OMPI_ENV mpirun.openmpi $OMPI_FLAGS -np $2" ;;
+    mpich) echo "mpirun.mpich -n $2" ;;
+    esac
+}
+
+total=$(($(echo $OPS | wc -w) * $(echo $NPS | wc -w) * ROUNDS * $(echo $IMPLS | wc -w)))
+commands=()
+for op in $OPS; do for np in $NPS; do for round in $(seq 1 "$ROUNDS"); do for impl in $IMPLS; do
+    tag=coll_peers_${impl}_${op}_P${np}_r$round
+    rm -f "$OUT/$tag.csv"
+    if ! t=$(run_timeout); then skip_job "round $round $op P=$np ${NAME[$impl]}"; continue; fi
+    cmd="$(launch $impl "$np" "$t") $BUILD/coll${SUFFIX[$impl]} -c $op --osu $(coll_args) --csv $OUT/$tag.csv"
+    commands+=("$cmd")
+    one_job "$tag" "round $round $op P=$np ${NAME[$impl]}" "$t" $cmd || rm -f "$OUT/$tag.csv"
+done; done; done; done
+
+# median over the rounds of impl's time at size s: median_of <impl> <op> <np> <s>
+median_of() {
+    local f vals=""
+    for f in "$OUT"/coll_peers_$1_$2_P$3_r*.csv; do
+        [ -f "$f" ] || continue
+        vals="$vals $(awk -F, -v s="$4" 'NR > 1 && $1 == s { print $2; exit }' "$f")"
+    done
+    echo $vals | tr ' ' '\n' | grep . | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b }'; }
+fmt() { if [ -n "$2" ]; then printf " %10.$1f" "$2"; else printf ' %10s' -; fi; }
+
+echo "# bench/coll --osu: mbmpi (shm, automatic choice) vs Open MPI vs MPICH, $(hostname), $(date '+%Y-%m-%d %H:%M %Z')"
+echo "# $ROUNDS rounds run alternately; value = median over the rounds of the run's median (us); ratio < 1: mbmpi faster"
+for impl in mbmpi openmpi mpich; do
+    f=$(ls "$OUT"/coll_peers_${impl}_*_r1.txt 2>/dev/null | head -1)
+    echo "#   ${NAME[$impl]}: $([ -n "$f" ] && sed -n '1s/^.*(MPI: \(.*\))$/\1/p' "$f" || echo "not run")"
+done
+for op in $OPS; do for np in $NPS; do
+    csv=$OUT/coll_peers_${op}_P$np.csv
+    echo "size,mbmpi,openmpi,mpich,mbmpi_over_openmpi,mbmpi_over_mpich" >"$csv"
+    sizes=$(cat "$OUT"/coll_peers_*_${op}_P${np}_r*.csv 2>/dev/null | awk -F, '$1 ~ /^[0-9]+$/ { print $1 }' | sort -n -u)
+    echo "#"
+    echo "# $op, P=$np"
+    printf '# %-6s %10s %10s %10s %10s %10s\n' size mbmpi OpenMPI MPICH mbmpi/OMPI mbmpi/MPICH
+    for s in $sizes; do
+        m=$(median_of mbmpi "$op" "$np" "$s") o=$(median_of openmpi "$op" "$np" "$s") p=$(median_of mpich "$op" "$np" "$s")
+        echo "$s,$m,$o,$p,$(ratio "$m" "$o"),$(ratio "$m" "$p")" >>"$csv"
+        printf '  %-6s' "$(label "$s")"
+        fmt 2 "$m"; fmt 2 "$o"; fmt 2 "$p"; fmt 2 "$(ratio "$m" "$o")"; fmt 2 "$(ratio "$m" "$p")"
+        printf '\n'
+    done
+done; done
+printf '%s\n' "${commands[@]}" >"$OUT/coll_peers_commands.txt"
+note "commands: $OUT/coll_peers_commands.txt"
+finish

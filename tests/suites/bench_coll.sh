@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tests/suites/bench_coll.sh: smoke test of bench/plogp and bench/coll (part
+# of `make test`, about 20 s on 2 cores). Checks that plogp writes a
+# well-formed parameter file that the library accepts (MBMPI_PLOGP_FILE),
+# that bench/coll runs every operation with every algorithm (forced) and the
+# automatic choice at P = 3 and finds every result correct (its own check),
+# and that the OSU-style output works over tcp. Timing values are not checked.
+# Ends with "N passed, M failed"; exit status 1 when M > 0.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+nok() { fail=$((fail + 1)); echo "not ok - $1"; [ -n "${2:-}" ] && sed 's/^/#   /' "$2" | tail -15; }
+
+for b in plogp coll; do
+    if [ ! -x build/bench/$b ]; then
+        make -s build/bench/$b >"$tmp/make.txt" 2>&1 || { nok "build build/bench/$b" "$tmp/make.txt"; }
+    fi
+done
+
+# ---- plogp: file format --------------------------------------------------------
+f=$tmp/p.plogp
+if timeout -k 3 70 bin/mpirun -n 2 --provider shm --timeout 60 build/bench/plogp -m 64K -r 1 -i 0.05 \
+    -o "$f" --csv "$tmp/p.csv" >"$tmp/plogp.txt" 2>&1; then
+    if head -1 "$f" | grep -qx '# mbmpi pLogP parameters v1' &&
+        awk '$1 == "L" && $2 + 0 > 0 { l++ } /^[0-9]/ { if (NF != 4 || $2 + 0 <= 0 || $3 + 0 <= 0 || $4 + 0 <= 0) bad++; n++ }
+             END { exit !(l == 1 && n == 17 && !bad) }' "$f" &&
+        [ "$(wc -l <"$tmp/p.csv")" = 19 ]; then
+        ok "plogp -m 64K writes L and 17 rows m os or g (1 .. 64K) and the CSV"
+    else
+        nok "plogp parameter file malformed" "$f"
+    fi
+else
+    nok "plogp run (shm, 2 ranks)" "$tmp/plogp.txt"
+fi
+
+# ---- coll: every operation x algorithm, results checked -----------------------
+for op in bcast scatter gather alltoall allreduce reduce allgather barrier; do
+    out=$tmp/coll_$op.txt
+    if timeout -k 3 70 bin/mpirun -n 3 --provider shm --timeout 60 build/bench/coll -c "$op" -m 1:4K -f 16 -r 1 -i 1 \
+        --csv "$tmp/coll_$op.csv" >"$out" 2>&1; then
+        if ! grep -q MBMPI_HAVE_COLL_EXT mpi/include/mpi.h || grep -q '^[0-9]* *auto(' "$out"; then
+            ok "coll -c $op, P=3: every algorithm and auto ran with correct results"
+        else
+            nok "coll -c $op printed no auto line" "$out"
+        fi
+    else
+        nok "coll -c $op, P=3 (exit status, wrong result or failed call)" "$out"
+    fi
+done
+
+# ---- OSU format over tcp, and a measured parameter file loaded ----------------
+out=$tmp/osu.txt
+if timeout -k 3 70 bin/mpirun -n 2 --provider tcp --timeout 60 build/bench/coll -c allreduce --osu -m 4:1K -f 16 -r 1 -i 2 \
+    >"$out" 2>&1 && grep -q '^# Size  *Avg Latency(us)' "$out" && [ "$(grep -c '^[0-9]' "$out")" = 3 ]; then
+    ok "coll --osu over tcp prints the OSU-style table"
+else
+    nok "coll --osu over tcp" "$out"
+fi
+out=$tmp/file.txt
+if [ -s "$f" ]; then
+    if MBMPI_PLOGP_FILE=$f timeout -k 3 70 bin/mpirun -n 4 --provider shm --timeout 60 build/bench/coll -c bcast \
+        -m 8:64K -f 8 -r 1 -i 1 >"$out" 2>&1 && ! grep -qi 'warn\|error' "$out"; then
+        ok "coll with MBMPI_PLOGP_FILE set to the file plogp wrote"
+    else
+        nok "coll with MBMPI_PLOGP_FILE=<plogp output>" "$out"
+    fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
