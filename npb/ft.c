@@ -25,7 +25,8 @@
  * the Alltoall reads and writes the arrays directly: no packing or local
  * transpose. FFTs run on batches of B lines at once, gathered into split
  * real/imaginary scratch columns so that the inner loop is unit stride
- * (radix-2 Stockham autosort, twiddles precomputed per length).
+ * (Stockham autosort, radix 4 with one radix-2 stage for odd log2 n, twiddles
+ * precomputed per length).
  *
  * Usage: ft [S|W|A|B|C]. Exit 0 when verification succeeded, 1 when it
  * failed, 2 for an invalid class or process count.
@@ -48,7 +49,7 @@ typedef struct {
     double re, im;
 } cplx;
 
-/* Twiddles of one FFT length n: w[k] = exp(-2 pi i k / n), k < n/2. */
+/* Twiddles of one FFT length n: w[k] = exp(-2 pi i k / n), k < n. */
 typedef struct {
     int n;
     double *wr, *wi;
@@ -80,47 +81,113 @@ static void *xmalloc(size_t bytes)
 
 /* ------------------------------------------------------------ FFT */
 
+static int ilog2n(int n)
+{
+    int l = 0;
+    while ((1 << l) < n)
+        l++;
+    return l;
+}
+
 static void plan_init(fftplan_t *p, int n)
 {
     const double pi = 3.141592653589793238;
     p->n = n;
-    p->wr = xmalloc(sizeof(double) * (size_t)(n / 2 + 1));
-    p->wi = xmalloc(sizeof(double) * (size_t)(n / 2 + 1));
-    for (int k = 0; k < n / 2; k++) {
+    p->wr = xmalloc(sizeof(double) * (size_t)n);
+    p->wi = xmalloc(sizeof(double) * (size_t)n);
+    for (int k = 0; k < n; k++) {
         p->wr[k] = cos(2.0 * pi * k / n);
         p->wi[k] = -sin(2.0 * pi * k / n);
     }
 }
 
+/* One radix-2 Stockham stage on nb lines: current length len, stride s
+ * (len * s = n). Element p and p + len/2 of every length-len subsequence
+ * (vectors of vl = s nb values: the q < s and b < nb loops fused) become
+ * outputs 2p and 2p+1, the second times w^p. */
+static void stage2(const fftplan_t *P, size_t len, size_t s, size_t vl, int dir,
+                   const double *restrict xr, const double *restrict xi, double *restrict yr,
+                   double *restrict yi)
+{
+    size_t half = len / 2;
+    for (size_t p = 0; p < half; p++) {
+        double wr = P->wr[p * s], wi = dir < 0 ? P->wi[p * s] : -P->wi[p * s];
+        const double *ar = xr + p * vl, *ai = xi + p * vl;
+        const double *br = ar + half * vl, *bi = ai + half * vl;
+        double *cr = yr + 2 * p * vl, *ci = yi + 2 * p * vl, *dr = cr + vl, *di = ci + vl;
+        for (size_t j = 0; j < vl; j++) {
+            double tr = ar[j] - br[j], ti = ai[j] - bi[j];
+            cr[j] = ar[j] + br[j];
+            ci[j] = ai[j] + bi[j];
+            dr[j] = tr * wr - ti * wi;
+            di[j] = tr * wi + ti * wr;
+        }
+    }
+}
+
+/* One radix-4 stage (two radix-2 stages in one pass over the data): inputs
+ * a, b, c, d = elements p + m len/4 (m = 0..3) give outputs 4p + k,
+ *   k = 0: (a + c) + (b + d)            k = 2: ((a + c) - (b + d)) w^2p
+ *   k = 1: ((a - c) + j (b - d)) w^p    k = 3: ((a - c) - j (b - d)) w^3p
+ * with j = exp(dir 2 pi i / 4) = -i forward, +i inverse. */
+static void stage4(const fftplan_t *P, size_t len, size_t s, size_t vl, int dir,
+                   const double *restrict xr, const double *restrict xi, double *restrict yr,
+                   double *restrict yi)
+{
+    size_t q4 = len / 4;
+    double sg = dir < 0 ? 1.0 : -1.0;      /* conjugates the table for the inverse */
+    for (size_t p = 0; p < q4; p++) {
+        double w1r = P->wr[p * s], w1i = sg * P->wi[p * s];
+        double w2r = P->wr[2 * p * s], w2i = sg * P->wi[2 * p * s];
+        double w3r = P->wr[3 * p * s], w3i = sg * P->wi[3 * p * s];
+        const double *ar = xr + p * vl, *ai = xi + p * vl;
+        const double *br = ar + q4 * vl, *bi = ai + q4 * vl;
+        const double *cr = br + q4 * vl, *ci = bi + q4 * vl;
+        const double *er = cr + q4 * vl, *ei = ci + q4 * vl;      /* d */
+        double *y0r = yr + 4 * p * vl, *y0i = yi + 4 * p * vl;
+        double *y1r = y0r + vl, *y1i = y0i + vl, *y2r = y1r + vl, *y2i = y1i + vl;
+        double *y3r = y2r + vl, *y3i = y2i + vl;
+        for (size_t j = 0; j < vl; j++) {
+            double t0r = ar[j] + cr[j], t0i = ai[j] + ci[j];
+            double t1r = ar[j] - cr[j], t1i = ai[j] - ci[j];
+            double t2r = br[j] + er[j], t2i = bi[j] + ei[j];
+            double dr = br[j] - er[j], di = bi[j] - ei[j];
+            /* t3 = j (b - d): times -i forward (sg = 1), +i inverse */
+            double t3r = sg * di, t3i = -sg * dr;
+            y0r[j] = t0r + t2r;
+            y0i[j] = t0i + t2i;
+            double ur = t1r + t3r, ui = t1i + t3i;
+            y1r[j] = ur * w1r - ui * w1i;
+            y1i[j] = ur * w1i + ui * w1r;
+            ur = t0r - t2r;
+            ui = t0i - t2i;
+            y2r[j] = ur * w2r - ui * w2i;
+            y2i[j] = ur * w2i + ui * w2r;
+            ur = t1r - t3r;
+            ui = t1i - t3i;
+            y3r[j] = ur * w3r - ui * w3i;
+            y3i[j] = ur * w3i + ui * w3r;
+        }
+    }
+}
+
 /* nb length-n DFTs at once on the scratch columns: element i of line b is at
  * [i * nb + b] of g.sr[0] / g.si[0]. dir = -1 forward (exp(-i ..)), +1
- * inverse (unnormalised). Radix-2 Stockham: stage with current length len
- * and stride s (len * s = n) combines elements p and p + len/2 of every
- * length-len subsequence, writing them to 2p and 2p+1; the output comes out
- * in natural order. Returns the index (0 or 1) of the scratch holding it. */
-static int fft_cols(const fftplan_t *p, int nb, int dir)
+ * inverse (unnormalised). Stockham autosort: radix-4 stages, and one
+ * radix-2 stage first when log2 n is odd; the output comes out in natural
+ * order. Returns the index (0 or 1) of the scratch holding it. */
+static int fft_cols(const fftplan_t *P, int nb, int dir)
 {
-    int n = p->n, src = 0;
-    size_t s = 1;
-    for (int len = n; len > 1; len /= 2, s *= 2) {
-        int half = len / 2;
-        size_t vl = s * (size_t)nb;           /* the q and b loops fused */
-        const double *xr = g.sr[src], *xi = g.si[src];
-        double *yr = g.sr[1 - src], *yi = g.si[1 - src];
-        for (int q = 0; q < half; q++) {
-            double wr = p->wr[(size_t)q * s], wi = dir < 0 ? p->wi[(size_t)q * s] : -p->wi[(size_t)q * s];
-            const double *ar = xr + (size_t)q * vl, *ai = xi + (size_t)q * vl;
-            const double *br = xr + (size_t)(q + half) * vl, *bi = xi + (size_t)(q + half) * vl;
-            double *cr = yr + (size_t)(2 * q) * vl, *ci = yi + (size_t)(2 * q) * vl;
-            double *dr = cr + vl, *di = ci + vl;
-            for (size_t j = 0; j < vl; j++) {
-                double tr = ar[j] - br[j], ti = ai[j] - bi[j];
-                cr[j] = ar[j] + br[j];
-                ci[j] = ai[j] + bi[j];
-                dr[j] = tr * wr - ti * wi;
-                di[j] = tr * wi + ti * wr;
-            }
-        }
+    size_t n = (size_t)P->n, s = 1, len = n;
+    int src = 0;
+    if (ilog2n(P->n) & 1) {
+        stage2(P, len, s, s * (size_t)nb, dir, g.sr[src], g.si[src], g.sr[1 - src], g.si[1 - src]);
+        src = 1 - src;
+        len /= 2;
+        s *= 2;
+    }
+    for (; len > 1; len /= 4, s *= 4) {
+        stage4(P, len, s, s * (size_t)nb, dir, g.sr[src], g.si[src], g.sr[1 - src], g.si[1 - src]);
         src = 1 - src;
     }
     return src;
