@@ -5,7 +5,7 @@
  * ids are agreed with an Allreduce(MAX) of every member's lowest unused id,
  * which is unused by every member afterwards.
  */
-#include "mpi/core.h"
+#include "mpi/mpi3.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +215,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         memcpy(nc->dims, c->dims, (size_t)c->ndims * sizeof(int));
         memcpy(nc->periods, c->periods, (size_t)c->ndims * sizeof(int));
     }
+    /* Attribute copy callbacks (MPI 3.1 6.7.2); a failing one fails the dup. */
+    rc = mpii_attr_comm_dup(comm, nc->handle);
+    if (rc != MPI_SUCCESS) {
+        comm_destroy(nc);
+        return mpii_err(c, rc, "MPI_Comm_dup", "an attribute copy callback failed");
+    }
     *newcomm = nc->handle;
     return MPI_SUCCESS;
 }
@@ -294,6 +300,7 @@ out:
 int MPI_Comm_free(MPI_Comm *comm)
 {
     mpii_comm_t *c;
+    int rc;
 
     MPII_CHECK_INIT("MPI_Comm_free");
     if (!comm)
@@ -303,6 +310,10 @@ int MPI_Comm_free(MPI_Comm *comm)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator");
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_free", "cannot free a predefined communicator");
+    /* Attribute delete callbacks first; a failing one fails the free. */
+    rc = mpii_attr_comm_free(*comm);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, "MPI_Comm_free", "an attribute delete callback failed");
     comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -358,30 +369,6 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
-{
-    static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-    mpii_comm_t *c;
-
-    MPII_CHECK_INIT("MPI_Comm_get_attr");
-    c = mpii_comm_get(comm);
-    if (!c)
-        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_get_attr", "invalid communicator");
-    if (!attribute_val || !flag)
-        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_get_attr", "NULL argument");
-    *flag = 1;
-    switch (keyval) {
-    case MPI_TAG_UB: *(int **)attribute_val = &tag_ub; break;
-    case MPI_HOST: *(int **)attribute_val = &host; break;
-    case MPI_IO: *(int **)attribute_val = &io; break;
-    case MPI_WTIME_IS_GLOBAL: *(int **)attribute_val = &wtime_global; break;
-    default:
-        *flag = 0;
-        return mpii_err(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "unknown keyval %d", keyval);
-    }
-    return MPI_SUCCESS;
-}
-
 int MPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
     mpii_comm_t *c;
@@ -409,5 +396,116 @@ int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_get_name", "NULL argument");
     strcpy(name, c->name);
     *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_remote_size");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_remote_size", "invalid communicator");
+    if (!size)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_remote_size", "size is NULL");
+    /* Every communicator here is an intra-communicator (MPI 3.1 6.6.1). */
+    return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an inter-communicator");
+}
+
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_remote_group");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_remote_group", "invalid communicator");
+    if (!group)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_remote_group", "group is NULL");
+    return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an inter-communicator");
+}
+
+/* MPI_Comm_create_group (MPI 3.1 6.4.2): collective over the members of
+ * group only. The members agree on a context id unused by all of them (the
+ * maximum of their lowest unused ids) through group rank 0, with messages
+ * on comm's collective context under `tag`, so concurrent calls on
+ * overlapping groups are told apart by their tags. */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_create_group";
+    mpii_comm_t *c, *nc;
+    MPI_Group cgroup;
+    int n, me, i, rc, *grank = NULL, *crank = NULL, *wr = NULL;
+    unsigned mine, all, v = 0;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (!newcomm)
+        return mpii_err(c, MPI_ERR_ARG, fn, "newcomm is NULL");
+    if (tag < 0 || tag > MPI_TAG_UB_VALUE)
+        return mpii_err(c, MPI_ERR_TAG, fn, "invalid tag %d", tag);
+    if (group == MPI_GROUP_NULL || MPI_Group_size(group, &n) != MPI_SUCCESS ||
+        MPI_Group_rank(group, &me) != MPI_SUCCESS)
+        return mpii_err(c, MPI_ERR_GROUP, fn, "invalid group %d", group);
+    if (me == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL; /* not a member: local, MPI_COMM_NULL */
+        return MPI_SUCCESS;
+    }
+    grank = malloc((size_t)n * sizeof(int));
+    crank = malloc((size_t)n * sizeof(int));
+    wr = malloc((size_t)n * sizeof(int));
+    if (!grank || !crank || !wr) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (i = 0; i < n; i++)
+        grank[i] = i;
+    rc = MPI_Comm_group(comm, &cgroup);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    rc = MPI_Group_translate_ranks(group, n, grank, cgroup, crank);
+    MPI_Group_free(&cgroup);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    for (i = 0; i < n; i++) {
+        if (crank[i] == MPI_UNDEFINED) {
+            free(grank), free(crank), free(wr);
+            return mpii_err(c, MPI_ERR_GROUP, fn, "group rank %d is not in the communicator", i);
+        }
+        wr[i] = c->world_ranks[crank[i]];
+    }
+    mine = all = mpii_g.next_ctx;
+    if (me == 0) {
+        for (i = 1; i < n && rc == MPI_SUCCESS; i++) {
+            rc = mpii_recv_ctx(&v, 1, MPI_UNSIGNED, crank[i], tag, c, 1, MPI_STATUS_IGNORE);
+            if (v > all)
+                all = v;
+        }
+        for (i = 1; i < n && rc == MPI_SUCCESS; i++)
+            rc = mpii_send_ctx(&all, 1, MPI_UNSIGNED, crank[i], tag, c, 1);
+    } else {
+        rc = mpii_send_ctx(&mine, 1, MPI_UNSIGNED, crank[0], tag, c, 1);
+        if (rc == MPI_SUCCESS)
+            rc = mpii_recv_ctx(&all, 1, MPI_UNSIGNED, crank[0], tag, c, 1, MPI_STATUS_IGNORE);
+    }
+    if (rc != MPI_SUCCESS)
+        goto out;
+    if (all > 0xfffffff0u) {
+        rc = MPI_ERR_INTERN;
+        goto out;
+    }
+    mpii_g.next_ctx = all + 2;
+    rc = comm_create(n, wr, me, all, c->errhandler, &nc);
+    if (rc == MPI_SUCCESS)
+        *newcomm = nc->handle;
+out:
+    free(grank);
+    free(crank);
+    free(wr);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "failed");
     return MPI_SUCCESS;
 }

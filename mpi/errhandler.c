@@ -2,18 +2,58 @@
  * mpi/errhandler.c: error handlers. Every MPI call reports an error through
  * mpii_err(): under MPI_ERRORS_RETURN the error class comes back to the
  * caller; under MPI_ERRORS_ARE_FATAL (the default) the job ends with a
- * message naming the call and the problem.
+ * message naming the call and the problem; a user handler
+ * (MPI_Comm_create_errhandler) is called with the communicator and the
+ * error class, and the class comes back to the caller when it returns.
+ * MPI_Comm_call_errhandler invokes a communicator's handler for any code.
  */
-#include "mpi/core.h"
+#include "mpi/mpi3.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+/* User error handlers: handle MPII_EH_FIRST + i is ehs[i]. They are never
+ * reused, so a communicator keeps its handler after MPI_Errhandler_free
+ * (MPI 3.1 8.3.4: freeing only drops the user's reference). */
+#define MPII_EH_FIRST 3
+typedef struct eh_user {
+    MPI_Comm_errhandler_function *fn;
+    int freed;
+} eh_user_t;
+
+static eh_user_t *ehs;
+static int nehs;
+
+static eh_user_t *eh_user_get(MPI_Errhandler h)
+{
+    if (h < MPII_EH_FIRST || h >= MPII_EH_FIRST + nehs)
+        return NULL;
+    return &ehs[h - MPII_EH_FIRST];
+}
+
+/* An error handler a communicator may be given. */
+static int eh_valid(MPI_Errhandler h)
+{
+    eh_user_t *u = eh_user_get(h);
+    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || (u && !u->freed);
+}
+
+__attribute__((noreturn)) static void err_fatal(int errcode, const char *msg)
+{
+    fflush(stdout);
+    fprintf(stderr, "mbmpi: rank %d: %s (%s); aborting the job (MPI_ERRORS_ARE_FATAL)\n", mpii_g.rank, msg,
+            mpii_error_class_string(errcode));
+    if (mpii_g.boot)
+        boot_abort(mpii_g.boot, errcode ? errcode : 1, msg);
+    _exit(errcode ? errcode : 1);
+}
+
 int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, ...)
 {
     MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
+    eh_user_t *u;
     char msg[512];
     va_list ap;
     int n;
@@ -24,17 +64,76 @@ int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, .
         eh = comm->errhandler;
     if (eh == MPI_ERRORS_RETURN)
         return errclass;
+    u = eh_user_get(eh);
+    if (u) {
+        MPI_Comm h = comm->handle;
+        int code = errclass;
+        u->fn(&h, &code);
+        return errclass;
+    }
 
     n = snprintf(msg, sizeof(msg), "%s: ", fn);
     va_start(ap, fmt);
     vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
     va_end(ap);
-    fflush(stdout);
-    fprintf(stderr, "mbmpi: rank %d: %s (%s); aborting the job (MPI_ERRORS_ARE_FATAL)\n", mpii_g.rank, msg,
-            mpii_error_class_string(errclass));
-    if (mpii_g.boot)
-        boot_abort(mpii_g.boot, errclass ? errclass : 1, msg);
-    _exit(errclass ? errclass : 1);
+    err_fatal(errclass, msg);
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    static const char fn[] = "MPI_Comm_call_errhandler";
+    mpii_comm_t *c;
+    eh_user_t *u;
+    char msg[128];
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    u = eh_user_get(c->errhandler);
+    if (u) {
+        MPI_Comm h = comm;
+        int code = errorcode;
+        u->fn(&h, &code);
+    } else if (c->errhandler == MPI_ERRORS_ARE_FATAL) {
+        snprintf(msg, sizeof(msg), "%s: error code %d raised by the program", fn, errorcode);
+        err_fatal(errorcode, msg);
+    }
+    /* MPI_SUCCESS: the handler was called (MPI 3.1 8.3.6) */
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    static const char fn[] = "MPI_Comm_create_errhandler";
+    eh_user_t *t;
+
+    MPII_CHECK_INIT(fn);
+    if (!comm_errhandler_fn || !errhandler)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "%s is NULL", !errhandler ? "errhandler" : "function");
+    t = realloc(ehs, (size_t)(nehs + 1) * sizeof(*t));
+    if (!t)
+        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    ehs = t;
+    ehs[nehs].fn = comm_errhandler_fn;
+    ehs[nehs].freed = 0;
+    *errhandler = MPII_EH_FIRST + nehs++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_create(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_create_errhandler(function, errhandler);
+}
+
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return MPI_Comm_set_errhandler(comm, errhandler);
+}
+
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_get_errhandler(comm, errhandler);
 }
 
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
@@ -45,7 +144,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     c = mpii_comm_get(comm);
     if (!c)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator");
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
+    if (!eh_valid(errhandler))
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %d", errhandler);
     c->errhandler = errhandler;
     return MPI_SUCCESS;
@@ -68,8 +167,10 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     MPII_CHECK_INIT("MPI_Errhandler_free");
-    if (!errhandler || (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN))
+    if (!errhandler || !eh_valid(*errhandler))
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler");
+    if (eh_user_get(*errhandler))
+        eh_user_get(*errhandler)->freed = 1;
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

@@ -1,17 +1,19 @@
 /*
  * mpi/errstr.c: error strings and classes.
  *
- * mbmpi has no user-defined error codes: every error code is an error class.
- * MPI_Error_string and MPI_Error_class may be called before MPI_Init and
- * after MPI_Finalize (they touch no state); an invalid code is reported
- * through the error handler when MPI is initialized, and returns
- * MPI_ERR_ARG otherwise.
+ * Every predefined error code is an error class. MPI_Add_error_class and
+ * MPI_Add_error_code (MPI 3.1 8.5) make new ones above MPI_ERR_LASTCODE from
+ * one counter, so classes and codes never collide; MPI_Add_error_string
+ * names them. MPI_Error_string and MPI_Error_class may be called before
+ * MPI_Init and after MPI_Finalize; an invalid code is reported through the
+ * error handler when MPI is initialized, and returns MPI_ERR_ARG otherwise.
  */
 /* mpi_impl.h has a slash-star inside a comment (mpi/coll/...), which -Wall -Werror rejects. */
 
 #include "mpi_impl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const class_strings[] = {
@@ -53,9 +55,99 @@ const char *mpii_error_class_string(int errclass)
     return class_strings[errclass];
 }
 
+/* User error classes and codes: code MPI_ERR_LASTCODE + 1 + i is user[i]. */
+typedef struct user_code {
+    int errclass;            /* itself for a class */
+    char *string;            /* MPI_Add_error_string, NULL: none yet */
+} user_code_t;
+
+static user_code_t *user;
+static int nuser;
+
+static user_code_t *user_get(int code)
+{
+    if (code <= MPI_ERR_LASTCODE || code > MPI_ERR_LASTCODE + nuser)
+        return NULL;
+    return &user[code - MPI_ERR_LASTCODE - 1];
+}
+
+int mpii_err_lastused(void)
+{
+    return MPI_ERR_LASTCODE + nuser;
+}
+
 static int valid_code(int code)
 {
-    return code >= 0 && code < NCLASSES && class_strings[code];
+    return (code >= 0 && code < NCLASSES && class_strings[code]) || user_get(code);
+}
+
+static int user_add(int errclass, int *code_p)
+{
+    user_code_t *t = realloc(user, (size_t)(nuser + 1) * sizeof(*t));
+    int code = MPI_ERR_LASTCODE + 1 + nuser;
+
+    if (!t)
+        return MPI_ERR_NO_MEM;
+    user = t;
+    user[nuser].errclass = errclass < 0 ? code : errclass;
+    user[nuser].string = NULL;
+    nuser++;
+    *code_p = code;
+    return MPI_SUCCESS;
+}
+
+int MPI_Add_error_class(int *errorclass)
+{
+    static const char fn[] = "MPI_Add_error_class";
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    if (!errorclass)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "errorclass is NULL");
+    rc = user_add(-1, errorclass);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(NULL, rc, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+
+int MPI_Add_error_code(int errorclass, int *errorcode)
+{
+    static const char fn[] = "MPI_Add_error_code";
+    user_code_t *u = user_get(errorclass);
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    if (!errorcode)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "errorcode is NULL");
+    /* the class must be a predefined class or one of MPI_Add_error_class */
+    if (!((errorclass >= 0 && errorclass < NCLASSES && class_strings[errorclass]) ||
+          (u && u->errclass == errorclass)))
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "%d is not an error class", errorclass);
+    rc = user_add(errorclass, errorcode);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(NULL, rc, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+
+int MPI_Add_error_string(int errorcode, const char *string)
+{
+    static const char fn[] = "MPI_Add_error_string";
+    user_code_t *u = user_get(errorcode);
+    char *copy;
+
+    MPII_CHECK_INIT(fn);
+    if (!string)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "string is NULL");
+    if (!u)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "%d is not a user-defined error code or class", errorcode);
+    if (strlen(string) >= MPI_MAX_ERROR_STRING)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "string is longer than MPI_MAX_ERROR_STRING - 1");
+    copy = strdup(string);
+    if (!copy)
+        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    free(u->string);
+    u->string = copy;
+    return MPI_SUCCESS;
 }
 
 static int bad_code(const char *fn, int code)
@@ -68,13 +160,16 @@ static int bad_code(const char *fn, int code)
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     static const char fn[] = "MPI_Error_string";
+    user_code_t *u = user_get(errorcode);
     int n;
     if (!string || !resultlen) {
         if (mpii_is_initialized())
             return mpii_err(NULL, MPI_ERR_ARG, fn, "%s is NULL", !string ? "string" : "resultlen");
         return MPI_ERR_ARG;
     }
-    if (valid_code(errorcode))
+    if (u)
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->string ? u->string : "");
+    else if (valid_code(errorcode))
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_strings[errorcode]);
     else
         n = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
@@ -96,6 +191,6 @@ int MPI_Error_class(int errorcode, int *errorclass)
     }
     if (!valid_code(errorcode))
         return bad_code(fn, errorcode);
-    *errorclass = errorcode;
+    *errorclass = user_get(errorcode) ? user_get(errorcode)->errclass : errorcode;
     return MPI_SUCCESS;
 }

@@ -8,6 +8,7 @@
  * communicators. A job of one rank needs no transport at all.
  */
 #include "mpi/core.h"
+#include "mpi/mpi3.h"
 #include "mpi/coll/model.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -353,6 +354,9 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
 int MPI_Finalize(void)
 {
     MPII_CHECK_INIT("MPI_Finalize");
+    /* Attributes of MPI_COMM_SELF (then MPI_COMM_WORLD) are deleted before
+     * anything else (MPI 3.1 8.7.1); buffered sends are delivered. */
+    mpii_mpi3_finalize();
     /* Everyone reaches Finalize, then keeps progressing until all ranks are
      * there (the store's fence), so no rank closes its endpoint while a peer
      * still needs it. */

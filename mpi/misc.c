@@ -1,7 +1,8 @@
 /*
  * mpi/misc.c: MPI_Alloc_mem / MPI_Free_mem, MPI_Pcontrol, info objects (a
  * small key-value list; no key changes mbmpi's behaviour) and
- * MPI_Comm_split_type (MPI_COMM_TYPE_SHARED: the ranks on this host).
+ * MPI_Comm_split_type (MPI_COMM_TYPE_SHARED: the ranks on this host),
+ * MPI_Status_set_cancelled, MPI_Aint_add / MPI_Aint_diff.
  */
 #include "mpi/core.h"
 
@@ -250,4 +251,27 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
         ;
     free(colors);
     return MPI_Comm_split(comm, color, key, newcomm);
+}
+
+/* ---------------------------------------- status and address arithmetic */
+
+int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    MPII_CHECK_INIT("MPI_Status_set_cancelled");
+    if (!status)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
+    status->mbmpi_cancelled = flag ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+/* MPI 3.1 4.1.5: addresses as MPI_Aint, computed without the caller doing
+ * pointer arithmetic across objects. */
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }

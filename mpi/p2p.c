@@ -7,7 +7,7 @@
  * int handles indexing a table of request objects kept on a free list, so
  * starting a request does not allocate in the steady state.
  */
-#include "mpi/core.h"
+#include "mpi/mpi3.h"
 #include "util/status.h"
 
 #include <sched.h>
@@ -208,8 +208,25 @@ static int send_start(mpii_request_t *r, const void *buf, int count, mpii_dataty
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
+static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
+                          mpii_comm_t *c, int coll, proto_msg_t *msg);
+
 static int recv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
                       mpii_comm_t *c, int coll)
+{
+    return recv_start_msg(r, buf, count, dt, src, tag, c, coll, NULL);
+}
+
+int mpii_mrecv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, mpii_comm_t *c,
+                     proto_msg_t *msg)
+{
+    return recv_start_msg(r, buf, count, dt, 0, 0, c, 0, msg);
+}
+
+/* Start a receive; with msg (MPI_Mrecv) the message is the one mprobed,
+ * and src / tag are not used. */
+static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
+                          mpii_comm_t *c, int coll, proto_msg_t *msg)
 {
     size_t len = (size_t)count * dt->size;
     char *p;
@@ -239,6 +256,10 @@ static int recv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *
         r->ucount = count;
         r->udt = &r->udt_copy;
         p = r->tmp;
+    }
+    if (msg) {
+        rc = proto_imrecv(mpii_g.p, &r->pr, p, len, msg);
+        return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
     }
     rc = proto_irecv(mpii_g.p, &r->pr, p, len, src == MPI_ANY_SOURCE ? -1 : c->world_ranks[src],
                      src == MPI_ANY_SOURCE ? PROTO_ANY : src, mpii_comm_ctx(c, coll),
@@ -351,10 +372,6 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0);
 }
 
-int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, 0);
-}
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -905,10 +922,14 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
     return init_common("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, request, 0, 0);
 }
 
+/* p_sync == P_BUFFERED marks a persistent buffered send: MPI_Start packs it
+ * into the attached buffer (mpi/bsend.c) and the request is complete at once. */
+#define P_BUFFERED 2
+
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    return init_common("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request, 0, 0);
+    return init_common("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request, 0, P_BUFFERED);
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -933,9 +954,14 @@ int MPI_Start(MPI_Request *request)
         return mpii_err(r->comm, MPI_ERR_TYPE, "MPI_Start", "the request's datatype is no longer valid");
     dt = mpii_datatype_get(r->p_dt);
     r->tmp = NULL;
-    if (r->p_recv)
+    if (r->p_recv) {
         rc = recv_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0);
-    else
+    } else if (r->p_sync == P_BUFFERED) {
+        rc = r->p_rank == MPI_PROC_NULL ? MPI_SUCCESS
+                                        : mpii_bsend(r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm);
+        if (rc == MPI_SUCCESS)
+            mpii_req_set_done(r, r->comm, MPII_REQ_SEND, MPI_PROC_NULL);
+    } else
         rc = send_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0, r->p_sync);
     if (rc != MPI_SUCCESS)
         return mpii_err(r->comm, rc, "MPI_Start", "could not start the request");
@@ -1207,4 +1233,40 @@ int mpii_waitall(int n, MPI_Request *reqs)
             err = e;
     }
     return err;
+}
+
+/* -------------------------------------- for bsend.c, mprobe.c (mpi3.h) */
+
+mpii_request_t *mpii_req_new(void)
+{
+    return req_new();
+}
+
+void mpii_req_release(mpii_request_t *r)
+{
+    req_release(r);
+}
+
+int mpii_p2p_check(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const void *buf, int count,
+                   MPI_Datatype datatype, mpii_datatype_t **dt_p, int rank, int tag, int recv)
+{
+    return check_args(fn, comm, c_p, buf, count, datatype, dt_p, rank, tag, recv);
+}
+
+void mpii_req_set_done(mpii_request_t *r, mpii_comm_t *c, int kind, int src)
+{
+    req_null_complete(r, c, kind);
+    r->pr.st_src = src;
+}
+
+int mpii_req_complete(mpii_request_t *r, MPI_Request *h, MPI_Status *st)
+{
+    if (!h)
+        return req_finish(r, st); /* a request on the caller's stack */
+    return req_complete(r, h, st);
+}
+
+const char *mpii_req_err_text(int err)
+{
+    return req_err_text(err);
 }

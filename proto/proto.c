@@ -1226,11 +1226,9 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
     }
 }
 
-int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
-                proto_comm_t *pc)
+static void recv_init(proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
+                      proto_comm_t *pc)
 {
-    ut_list_t *e, *tmp;
-
     r->kind = PROTO_REQ_RECV;
     r->done = 0;
     r->buf = buf;
@@ -1252,25 +1250,49 @@ int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int
     r->st_len = 0;
     r->cancelled = 0;
     ut_list_init(&r->link_req);
+}
 
-    ut_list_for_each_safe(e, tmp, &p->unexp)
-    {
+/* Receive r takes the unexpected message u (already out of the queue):
+ * copy an eager payload, answer an RTS with a CTS, or finish a self send. */
+static void unexp_consume(proto_t *p, proto_req_t *r, proto_unexp_t *u)
+{
+    if (u->kind == PROTO_T_RTS) {
+        answer_rts(p, r, u->peer, u->src, u->tag, u->len, u->sreq);
+    } else if (u->kind == UNEXP_SELF && u->self_sreq) {
+        deliver_eager(p, r, u->peer, u->src, u->tag, u->self_sreq->buf, u->len);
+        proto_send_complete(p, u->self_sreq, UT_OK);
+    } else {
+        deliver_eager(p, r, u->peer, u->src, u->tag, u->data, u->len);
+        if (u->kind == PROTO_T_EAGER)
+            mbcf_credits_return(p->m, u->peer, u->credits);
+    }
+    free(u->data);
+    free(u);
+}
+
+/* The first unexpected message a receive (src, peer, ctx, tag) would take. */
+static proto_unexp_t *unexp_find(proto_t *p, int peer, int src, uint32_t ctx, int tag)
+{
+    ut_list_t *e;
+
+    for (e = p->unexp.next; e != &p->unexp; e = e->next) {
         proto_unexp_t *u = ut_container_of(e, proto_unexp_t, link);
-        if (u->ctx != ctx || !(src == PROTO_ANY || (src == u->src && peer == u->peer)) || !tag_match(tag, u->tag))
-            continue;
+        if (u->ctx == ctx && (src == PROTO_ANY || (src == u->src && peer == u->peer)) && tag_match(tag, u->tag))
+            return u;
+    }
+    return NULL;
+}
+
+int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
+                proto_comm_t *pc)
+{
+    proto_unexp_t *u;
+
+    recv_init(r, buf, len, peer, src, ctx, tag, pc);
+    u = unexp_find(p, peer, src, ctx, tag);
+    if (u) {
         ut_list_del(&u->link);
-        if (u->kind == PROTO_T_RTS) {
-            answer_rts(p, r, u->peer, u->src, u->tag, u->len, u->sreq);
-        } else if (u->kind == UNEXP_SELF && u->self_sreq) {
-            deliver_eager(p, r, u->peer, u->src, u->tag, u->self_sreq->buf, u->len);
-            proto_send_complete(p, u->self_sreq, UT_OK);
-        } else {
-            deliver_eager(p, r, u->peer, u->src, u->tag, u->data, u->len);
-            if (u->kind == PROTO_T_EAGER)
-                mbcf_credits_return(p->m, u->peer, u->credits);
-        }
-        free(u->data);
-        free(u);
+        unexp_consume(p, r, u);
         return UT_OK;
     }
     r->state = PR_POSTED;
@@ -1299,6 +1321,38 @@ int proto_iprobe(proto_t *p, int src, uint32_t ctx, int tag, int *flag_p, int *s
         return UT_OK;
     }
     *flag_p = 0;
+    return UT_OK;
+}
+
+/* Matched probe (MPI_Mprobe): the message leaves the unexpected queue, so
+ * no other receive can take it, and waits for proto_imrecv. Only messages
+ * in the unexpected queue are candidates: one on the write path (a REQ was
+ * used) already belongs to a posted receive, and a FIFO message held until
+ * its turn (hold list) is not in the queue yet, so nothing is taken half-way.
+ * An RTS stays unanswered until proto_imrecv posts the buffer (then CTS). */
+int proto_improbe(proto_t *p, int peer, int src, uint32_t ctx, int tag, int *flag_p, proto_msg_t **msg_p,
+                  int *src_p, int *tag_p, size_t *len_p)
+{
+    proto_unexp_t *u = unexp_find(p, peer, src, ctx, tag);
+
+    if (!u) {
+        *flag_p = 0;
+        return UT_OK;
+    }
+    ut_list_del(&u->link);
+    *flag_p = 1;
+    *msg_p = u;
+    *src_p = u->src;
+    *tag_p = u->tag;
+    *len_p = u->len;
+    return UT_OK;
+}
+
+/* Receive the message proto_improbe took into buf (len bytes). */
+int proto_imrecv(proto_t *p, proto_req_t *r, void *buf, size_t len, proto_msg_t *msg)
+{
+    recv_init(r, buf, len, msg->peer, msg->src, msg->ctx, msg->tag, NULL);
+    unexp_consume(p, r, msg);
     return UT_OK;
 }
 

@@ -102,6 +102,17 @@ int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int
 /* Probe the unexpected queue; *flag_p 1 with the envelope when found. */
 int proto_iprobe(proto_t *p, int src, uint32_t ctx, int tag, int *flag_p, int *src_p, int *tag_p,
                  size_t *len_p);
+/* A message taken out of matching by proto_improbe (MPI_Mprobe), received
+ * only by proto_imrecv. */
+typedef struct proto_unexp proto_msg_t;
+/* Like proto_iprobe, but a found message leaves the unexpected queue (no
+ * other receive can match it) and *msg_p names it for proto_imrecv. `peer`
+ * is the world rank of a named `src` (ignored for PROTO_ANY). */
+int proto_improbe(proto_t *p, int peer, int src, uint32_t ctx, int tag, int *flag_p, proto_msg_t **msg_p,
+                  int *src_p, int *tag_p, size_t *len_p);
+/* Receive a message of proto_improbe into buf; consumes msg. Completion as
+ * for proto_irecv (an RTS is answered with its CTS only now). */
+int proto_imrecv(proto_t *p, proto_req_t *r, void *buf, size_t len, proto_msg_t *msg);
 /* Cancel a pending receive; it completes (cancelled or not) later. */
 int proto_cancel(proto_t *p, proto_req_t *r);
 int proto_progress(proto_t *p);

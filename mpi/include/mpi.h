@@ -473,6 +473,94 @@ MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 
+/* ---- MPI-3 completeness: buffered sends, matched probes, attributes, error
+ * classes (mpi/bsend.c, mpi/mprobe.c, mpi/attr.c, mpi/errhandler.c) ---- */
+/* Bytes MPI_Bsend needs in the attached buffer on top of the packed data. */
+#define MPI_BSEND_OVERHEAD 64
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+
+typedef int MPI_Message;
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+
+/* predefined attributes beyond MPI_TAG_UB .. MPI_WTIME_IS_GLOBAL (above) */
+#define MPI_APPNUM 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_LASTUSEDCODE 6
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                           void *extra_state);
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                                           void *extra_state);
+/* deprecated (MPI-1) callback types */
+typedef int(MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                               void *attribute_val_out, int *flag);
+typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+int mbmpi_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+int mbmpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+int mbmpi_comm_null_delete_fn(MPI_Comm, int, void *, void *);
+int mbmpi_type_null_copy_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int mbmpi_type_dup_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int mbmpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)mbmpi_comm_null_copy_fn)
+#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)mbmpi_comm_dup_fn)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)mbmpi_comm_null_delete_fn)
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)mbmpi_comm_null_copy_fn)
+#define MPI_DUP_FN ((MPI_Copy_function *)mbmpi_comm_dup_fn)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)mbmpi_comm_null_delete_fn)
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)mbmpi_type_null_copy_fn)
+#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function *)mbmpi_type_dup_fn)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)mbmpi_type_null_delete_fn)
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *comm_keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Errhandler_create(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+
 /* ---- mbmpi extensions ---- */
 /* Read a per-rank protocol counter (eager_msgs, write_msgs, rts_msgs,
  * req_sent, req_used, req_dropped, req_killed, unexpected_msgs, ...). */

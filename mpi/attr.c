@@ -1,0 +1,488 @@
+/*
+ * mpi/attr.c: attribute caching (MPI 3.1 6.7) on communicators, and on
+ * datatypes without dup/free propagation: keyvals with copy and delete
+ * callbacks, MPI_Comm_{create,free}_keyval, {set,get,delete}_attr, the
+ * deprecated MPI-1 names (MPI_Keyval_create, MPI_Attr_put, ...) and the
+ * predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
+ * MPI_APPNUM, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE).
+ *
+ * Attributes live in one table of (object, keyval, value, set order), not
+ * in the objects: MPI_Comm_dup calls the copy callbacks (mpii_attr_comm_dup),
+ * MPI_Comm_free and MPI_Finalize (MPI_COMM_SELF first, then MPI_COMM_WORLD,
+ * MPI 3.1 8.7.1) the delete callbacks, last set first. An attribute is taken
+ * out of the table before its delete callback runs, so the callback may
+ * itself set or delete attributes. A freed keyval stays alive until the last
+ * attribute using it is deleted.
+ */
+#include "mpi/mpi3.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KV_FIRST 16          /* user keyvals; 0..6 are the predefined ones */
+
+enum { KV_COMM = 1, KV_TYPE = 2 };
+
+typedef struct keyval {
+    int kind;                /* 0: free slot */
+    int freed;               /* MPI_*_free_keyval called; alive while refs > 0 */
+    int refs;                /* attributes using it */
+    MPI_Comm_copy_attr_function *copy;
+    MPI_Comm_delete_attr_function *del;
+    MPI_Type_copy_attr_function *tcopy;
+    MPI_Type_delete_attr_function *tdel;
+    void *extra;
+} keyval_t;
+
+typedef struct attr {
+    int kind;                /* KV_COMM / KV_TYPE */
+    int obj;                 /* communicator or datatype handle */
+    int keyval;
+    void *val;
+    unsigned long order;     /* set order: deletion runs last set first */
+} attr_t;
+
+static keyval_t *kvs;
+static int nkvs;
+static attr_t *attrs;
+static int nattrs;
+static int cap_attrs;
+static unsigned long next_order;
+
+/* ---------------------------------------------- predefined callbacks */
+
+int mbmpi_comm_null_copy_fn(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm, (void)keyval, (void)extra, (void)in, (void)out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int mbmpi_comm_dup_fn(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm, (void)keyval, (void)extra;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int mbmpi_comm_null_delete_fn(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm, (void)keyval, (void)val, (void)extra;
+    return MPI_SUCCESS;
+}
+
+int mbmpi_type_null_copy_fn(MPI_Datatype dt, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)dt, (void)keyval, (void)extra, (void)in, (void)out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int mbmpi_type_dup_fn(MPI_Datatype dt, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)dt, (void)keyval, (void)extra;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int mbmpi_type_null_delete_fn(MPI_Datatype dt, int keyval, void *val, void *extra)
+{
+    (void)dt, (void)keyval, (void)val, (void)extra;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ keyvals */
+
+/* The live keyval of `kind`, or NULL (predefined, invalid, freed). */
+static keyval_t *kv_get(int keyval, int kind)
+{
+    keyval_t *k;
+
+    if (keyval < KV_FIRST || keyval >= KV_FIRST + nkvs)
+        return NULL;
+    k = &kvs[keyval - KV_FIRST];
+    return k->kind == kind && !k->freed ? k : NULL;
+}
+
+static void kv_unref(int keyval)
+{
+    keyval_t *k = &kvs[keyval - KV_FIRST];
+
+    if (--k->refs == 0 && k->freed)
+        k->kind = 0;
+}
+
+static int kv_create(const char *fn, int kind, keyval_t *proto, int *keyval)
+{
+    int i;
+
+    MPII_CHECK_INIT(fn);
+    if (!keyval)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "keyval is NULL");
+    for (i = 0; i < nkvs && kvs[i].kind; i++)
+        ;
+    if (i == nkvs) {
+        int nn = nkvs ? nkvs * 2 : 16;
+        keyval_t *t = realloc(kvs, (size_t)nn * sizeof(*t));
+        if (!t)
+            return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        memset(t + nkvs, 0, (size_t)(nn - nkvs) * sizeof(*t));
+        kvs = t;
+        nkvs = nn;
+    }
+    kvs[i] = *proto;
+    kvs[i].kind = kind;
+    kvs[i].freed = 0;
+    kvs[i].refs = 0;
+    *keyval = KV_FIRST + i;
+    return MPI_SUCCESS;
+}
+
+static int kv_free(const char *fn, int kind, int *keyval)
+{
+    keyval_t *k;
+
+    MPII_CHECK_INIT(fn);
+    if (!keyval)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "keyval is NULL");
+    k = kv_get(*keyval, kind);
+    if (!k)
+        return mpii_err(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval %d", *keyval);
+    k->freed = 1;
+    if (!k->refs)
+        k->kind = 0;
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
+{
+    keyval_t k = {.copy = comm_copy_attr_fn, .del = comm_delete_attr_fn, .extra = extra_state};
+    return kv_create("MPI_Comm_create_keyval", KV_COMM, &k, comm_keyval);
+}
+
+int MPI_Comm_free_keyval(int *comm_keyval)
+{
+    return kv_free("MPI_Comm_free_keyval", KV_COMM, comm_keyval);
+}
+
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
+{
+    keyval_t k = {.copy = copy_fn, .del = delete_fn, .extra = extra_state};
+    return kv_create("MPI_Keyval_create", KV_COMM, &k, keyval);
+}
+
+int MPI_Keyval_free(int *keyval)
+{
+    return kv_free("MPI_Keyval_free", KV_COMM, keyval);
+}
+
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
+{
+    keyval_t k = {.tcopy = type_copy_attr_fn, .tdel = type_delete_attr_fn, .extra = extra_state};
+    return kv_create("MPI_Type_create_keyval", KV_TYPE, &k, type_keyval);
+}
+
+int MPI_Type_free_keyval(int *type_keyval)
+{
+    return kv_free("MPI_Type_free_keyval", KV_TYPE, type_keyval);
+}
+
+/* --------------------------------------------------------- attributes */
+
+static int attr_find(int kind, int obj, int keyval)
+{
+    int i;
+    for (i = 0; i < nattrs; i++)
+        if (attrs[i].kind == kind && attrs[i].obj == obj && attrs[i].keyval == keyval)
+            return i;
+    return -1;
+}
+
+/* Take attribute i out of the table (the caller runs its delete callback). */
+static attr_t attr_take(int i)
+{
+    attr_t a = attrs[i];
+    memmove(&attrs[i], &attrs[i + 1], (size_t)(nattrs - i - 1) * sizeof(*attrs));
+    nattrs--;
+    return a;
+}
+
+static int attr_add(int kind, int obj, int keyval, void *val)
+{
+    if (nattrs == cap_attrs) {
+        int nn = cap_attrs ? cap_attrs * 2 : 32;
+        attr_t *t = realloc(attrs, (size_t)nn * sizeof(*t));
+        if (!t)
+            return MPI_ERR_NO_MEM;
+        attrs = t;
+        cap_attrs = nn;
+    }
+    attrs[nattrs].kind = kind;
+    attrs[nattrs].obj = obj;
+    attrs[nattrs].keyval = keyval;
+    attrs[nattrs].val = val;
+    attrs[nattrs].order = next_order++;
+    nattrs++;
+    kvs[keyval - KV_FIRST].refs++;
+    return MPI_SUCCESS;
+}
+
+/* Run the delete callback of a, which is out of the table; drop its keyval
+ * reference. Returns the callback's result. */
+static int attr_delete_cb(const attr_t *a)
+{
+    keyval_t *k = &kvs[a->keyval - KV_FIRST];
+    int rc = MPI_SUCCESS;
+
+    if (a->kind == KV_COMM && k->del)
+        rc = k->del(a->obj, a->keyval, a->val, k->extra);
+    else if (a->kind == KV_TYPE && k->tdel)
+        rc = k->tdel(a->obj, a->keyval, a->val, k->extra);
+    kv_unref(a->keyval);
+    return rc;
+}
+
+/* Delete (kind, obj, keyval) if set; put it back when its callback fails. */
+static int attr_delete(int kind, int obj, int keyval)
+{
+    int i = attr_find(kind, obj, keyval), rc;
+    attr_t a;
+
+    if (i < 0)
+        return MPI_SUCCESS;
+    a = attr_take(i);
+    kvs[a.keyval - KV_FIRST].refs++; /* keep the keyval alive through the callback */
+    rc = attr_delete_cb(&a);
+    if (rc != MPI_SUCCESS) {
+        /* MPI 3.1 6.7.3: the deletion fails; the attribute stays */
+        if (attr_add(kind, obj, keyval, a.val) == MPI_SUCCESS)
+            attrs[nattrs - 1].order = a.order;
+    }
+    kv_unref(a.keyval);
+    return rc;
+}
+
+/* ------------------------------------------------------------- comm */
+
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    static const char fn[] = "MPI_Comm_set_attr";
+    mpii_comm_t *c;
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (!kv_get(comm_keyval, KV_COMM))
+        return mpii_err(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d%s", comm_keyval,
+                        comm_keyval >= 0 && comm_keyval < KV_FIRST ? " (predefined attributes are read-only)" : "");
+    /* Setting again first deletes the old value (its callback runs). */
+    rc = attr_delete(KV_COMM, comm, comm_keyval);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "the delete callback of the old value failed");
+    rc = attr_add(KV_COMM, comm, comm_keyval, attribute_val);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    static const char fn[] = "MPI_Comm_get_attr";
+    static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
+    static int appnum = 0, universe, lastused;
+    mpii_comm_t *c;
+    int i;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (!attribute_val || !flag)
+        return mpii_err(c, MPI_ERR_ARG, fn, "%s is NULL", !flag ? "flag" : "attribute_val");
+    *flag = 1;
+    switch (comm_keyval) {
+    case MPI_TAG_UB: *(int **)attribute_val = &tag_ub; return MPI_SUCCESS;
+    case MPI_HOST: *(int **)attribute_val = &host; return MPI_SUCCESS;
+    case MPI_IO: *(int **)attribute_val = &io; return MPI_SUCCESS;
+    case MPI_WTIME_IS_GLOBAL: *(int **)attribute_val = &wtime_global; return MPI_SUCCESS;
+    case MPI_APPNUM: *(int **)attribute_val = &appnum; return MPI_SUCCESS;
+    case MPI_UNIVERSE_SIZE:
+        universe = mpii_g.size;
+        *(int **)attribute_val = &universe;
+        return MPI_SUCCESS;
+    case MPI_LASTUSEDCODE:
+        lastused = mpii_err_lastused();
+        *(int **)attribute_val = &lastused;
+        return MPI_SUCCESS;
+    default: break;
+    }
+    *flag = 0;
+    if (!kv_get(comm_keyval, KV_COMM))
+        return mpii_err(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d", comm_keyval);
+    i = attr_find(KV_COMM, comm, comm_keyval);
+    if (i >= 0) {
+        *(void **)attribute_val = attrs[i].val;
+        *flag = 1;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    static const char fn[] = "MPI_Comm_delete_attr";
+    mpii_comm_t *c;
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (!kv_get(comm_keyval, KV_COMM))
+        return mpii_err(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d", comm_keyval);
+    rc = attr_delete(KV_COMM, comm, comm_keyval);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(c, rc, fn, "the attribute's delete callback failed");
+    return MPI_SUCCESS;
+}
+
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return MPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+int MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return MPI_Comm_delete_attr(comm, keyval);
+}
+
+int mpii_attr_comm_dup(MPI_Comm old, MPI_Comm newc)
+{
+    attr_t *snap;
+    int i, n = 0, rc = MPI_SUCCESS;
+
+    for (i = 0; i < nattrs; i++)
+        n += attrs[i].kind == KV_COMM && attrs[i].obj == old;
+    if (!n)
+        return MPI_SUCCESS;
+    /* A copy callback may set attributes itself: walk a snapshot. */
+    snap = malloc((size_t)n * sizeof(*snap));
+    if (!snap)
+        return MPI_ERR_NO_MEM;
+    for (n = 0, i = 0; i < nattrs; i++)
+        if (attrs[i].kind == KV_COMM && attrs[i].obj == old)
+            snap[n++] = attrs[i];
+    for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        keyval_t *k = &kvs[snap[i].keyval - KV_FIRST];
+        void *out = NULL;
+        int flag = 0;
+
+        if (!k->copy)
+            continue;
+        rc = k->copy(old, snap[i].keyval, k->extra, snap[i].val, &out, &flag);
+        if (rc == MPI_SUCCESS && flag)
+            rc = attr_add(KV_COMM, newc, snap[i].keyval, out);
+    }
+    free(snap);
+    if (rc != MPI_SUCCESS)
+        mpii_attr_comm_free(newc); /* the copies made so far are deleted (callbacks run) */
+    return rc;
+}
+
+int mpii_attr_comm_free(MPI_Comm comm)
+{
+    int i, last, rc;
+
+    for (;;) {
+        last = -1;
+        for (i = 0; i < nattrs; i++)
+            if (attrs[i].kind == KV_COMM && attrs[i].obj == comm &&
+                (last < 0 || attrs[i].order > attrs[last].order))
+                last = i;
+        if (last < 0)
+            return MPI_SUCCESS;
+        rc = attr_delete(KV_COMM, comm, attrs[last].keyval);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+}
+
+void mpii_mpi3_finalize(void)
+{
+    mpii_attr_comm_free(MPI_COMM_SELF);
+    mpii_attr_comm_free(MPI_COMM_WORLD);
+    mpii_bsend_flush();
+}
+
+/* ------------------------------------------------------------- types */
+
+static int type_check(const char *fn, MPI_Datatype dt)
+{
+    MPII_CHECK_INIT(fn);
+    if (!mpii_datatype_get(dt))
+        return mpii_err(NULL, MPI_ERR_TYPE, fn, "invalid datatype %d", dt);
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    static const char fn[] = "MPI_Type_set_attr";
+    int rc = type_check(fn, datatype);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!kv_get(type_keyval, KV_TYPE))
+        return mpii_err(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval %d", type_keyval);
+    rc = attr_delete(KV_TYPE, datatype, type_keyval);
+    if (rc == MPI_SUCCESS)
+        rc = attr_add(KV_TYPE, datatype, type_keyval, attribute_val);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(NULL, rc, fn, "could not set the attribute");
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    static const char fn[] = "MPI_Type_get_attr";
+    int rc = type_check(fn, datatype), i;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!attribute_val || !flag)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    *flag = 0;
+    if (!kv_get(type_keyval, KV_TYPE))
+        return mpii_err(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval %d", type_keyval);
+    i = attr_find(KV_TYPE, datatype, type_keyval);
+    if (i >= 0) {
+        *(void **)attribute_val = attrs[i].val;
+        *flag = 1;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    static const char fn[] = "MPI_Type_delete_attr";
+    int rc = type_check(fn, datatype);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!kv_get(type_keyval, KV_TYPE))
+        return mpii_err(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval %d", type_keyval);
+    rc = attr_delete(KV_TYPE, datatype, type_keyval);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(NULL, rc, fn, "the attribute's delete callback failed");
+    return MPI_SUCCESS;
+}

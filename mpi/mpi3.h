@@ -1,0 +1,50 @@
+/*
+ * mpi/mpi3.h: internals shared by mpi/p2p.c, mpi/bsend.c, mpi/mprobe.c,
+ * mpi/attr.c, mpi/comm.c and mpi/errhandler.c (buffered sends, matched
+ * probes, attribute caching, user error handlers and classes).
+ */
+#ifndef MPI_MPI3_H
+#define MPI_MPI3_H
+
+#include "mpi/core.h"
+
+/* ---- p2p.c: request plumbing for the files below ---- */
+mpii_request_t *mpii_req_new(void);
+void mpii_req_release(mpii_request_t *r);
+/* Validate (comm, count, datatype, rank, tag) as every point-to-point call
+ * does; `recv` allows the wildcards. */
+int mpii_p2p_check(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const void *buf, int count,
+                   MPI_Datatype datatype, mpii_datatype_t **dt_p, int rank, int tag, int recv);
+/* Start receiving the message mprobed as msg into (buf, count, dt). */
+int mpii_mrecv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, mpii_comm_t *c,
+                     proto_msg_t *msg);
+/* A request that is already complete (MPI_Ibsend, MPI_PROC_NULL). */
+void mpii_req_set_done(mpii_request_t *r, mpii_comm_t *c, int kind, int src);
+/* Finish a done request (unpack, status, error class), release it unless
+ * persistent, set *h to MPI_REQUEST_NULL when released. */
+int mpii_req_complete(mpii_request_t *r, MPI_Request *h, MPI_Status *st);
+const char *mpii_req_err_text(int err);
+
+/* ---- bsend.c ---- */
+/* Buffered send (MPI_Bsend, MPI_Ibsend, a started MPI_Bsend_init): pack into
+ * the attached buffer and start a nonblocking send from there. Returns an
+ * error class (not passed to a handler). */
+int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int tag, mpii_comm_t *c);
+/* Wait until every buffered message has been delivered (MPI_Finalize). */
+void mpii_bsend_flush(void);
+
+/* ---- attr.c ---- */
+/* Copy the attributes of old onto new (MPI_Comm_dup): copy callbacks. */
+int mpii_attr_comm_dup(MPI_Comm old, MPI_Comm newc);
+/* Delete every attribute of comm (MPI_Comm_free): delete callbacks, last
+ * set first. Returns the first callback error. */
+int mpii_attr_comm_free(MPI_Comm comm);
+/* MPI_Finalize, first thing: buffered sends, then the attributes of
+ * MPI_COMM_SELF and MPI_COMM_WORLD are deleted (MPI 3.1 8.7.1). */
+void mpii_mpi3_finalize(void);
+
+/* ---- errstr.c ---- */
+/* Largest error code in use (MPI_LASTUSEDCODE). */
+int mpii_err_lastused(void);
+
+#endif
