@@ -164,7 +164,8 @@ static void comm3(const level_t *L, double *x)
 static void resid(const level_t *L, const double *u, const double *v, double *r)
 {
     int m1 = L->m[0];
-    double *u1 = g.t1, *u2 = g.t2;
+    double *restrict u1 = g.t1, *restrict u2 = g.t2;
+    const double a0 = g.a[0], a2 = g.a[2], a3 = g.a[3];
     for (int i3 = 1; i3 <= L->n[2]; i3++)
         for (int i2 = 1; i2 <= L->n[1]; i2++) {
             const double *c = u + IX(L, 0, i2, i3);
@@ -175,11 +176,12 @@ static void resid(const level_t *L, const double *u, const double *v, double *r)
                 u1[i1] = s[i1] + n[i1] + b[i1] + t[i1];
                 u2[i1] = sb[i1] + nb[i1] + st[i1] + nt[i1];
             }
+            /* r may be v (same element read then written) but never u */
             const double *vv = v + IX(L, 0, i2, i3);
             double *rr = r + IX(L, 0, i2, i3);
             for (int i1 = 1; i1 < m1 - 1; i1++)
-                rr[i1] = vv[i1] - g.a[0] * c[i1] - g.a[2] * (u2[i1] + u1[i1 - 1] + u1[i1 + 1]) -
-                         g.a[3] * (u2[i1 - 1] + u2[i1 + 1]);
+                rr[i1] = vv[i1] - a0 * c[i1] - a2 * (u2[i1] + u1[i1 - 1] + u1[i1 + 1]) -
+                         a3 * (u2[i1 - 1] + u2[i1 + 1]);
         }
     comm3(L, r);
 }
@@ -189,7 +191,8 @@ static void resid(const level_t *L, const double *u, const double *v, double *r)
 static void psinv(const level_t *L, const double *r, double *u)
 {
     int m1 = L->m[0];
-    double *r1 = g.t1, *r2 = g.t2;
+    double *restrict r1 = g.t1, *restrict r2 = g.t2;
+    const double c0 = g.cs[0], c1 = g.cs[1], c2 = g.cs[2];
     for (int i3 = 1; i3 <= L->n[2]; i3++)
         for (int i2 = 1; i2 <= L->n[1]; i2++) {
             const double *c = r + IX(L, 0, i2, i3);
@@ -200,10 +203,10 @@ static void psinv(const level_t *L, const double *r, double *u)
                 r1[i1] = s[i1] + n[i1] + b[i1] + t[i1];
                 r2[i1] = sb[i1] + nb[i1] + st[i1] + nt[i1];
             }
-            double *uu = u + IX(L, 0, i2, i3);
+            double *restrict uu = u + IX(L, 0, i2, i3);
             for (int i1 = 1; i1 < m1 - 1; i1++)
-                uu[i1] += g.cs[0] * c[i1] + g.cs[1] * (c[i1 - 1] + c[i1 + 1] + r1[i1]) +
-                          g.cs[2] * (r2[i1] + r1[i1 - 1] + r1[i1 + 1]);
+                uu[i1] += c0 * c[i1] + c1 * (c[i1 - 1] + c[i1 + 1] + r1[i1]) +
+                          c2 * (r2[i1] + r1[i1 - 1] + r1[i1 + 1]);
         }
     comm3(L, u);
 }
@@ -218,7 +221,7 @@ static void rprj3(const level_t *F, const double *r, const level_t *C, double *s
         for (int j = 1; j <= C->n[d]; j++)
             fi[d][j] = 2 * (C->o[d] + j - 1) + 2 - F->o[d];   /* fine local index of coarse j */
     int m1 = F->m[0];
-    double *x1 = g.t1, *y1 = g.t2;
+    double *restrict x1 = g.t1, *restrict y1 = g.t2;
     for (int j3 = 1; j3 <= C->n[2]; j3++)
         for (int j2 = 1; j2 <= C->n[1]; j2++) {
             const double *c = r + IX(F, 0, fi[1][j2], fi[2][j3]);
@@ -229,7 +232,7 @@ static void rprj3(const level_t *F, const double *r, const level_t *C, double *s
                 x1[i1] = sn[i1] + nn[i1] + b[i1] + t[i1];      /* yz faces */
                 y1[i1] = sb[i1] + nb[i1] + st[i1] + nt[i1];    /* yz corners */
             }
-            double *ss = s + IX(C, 0, j2, j3);
+            double *restrict ss = s + IX(C, 0, j2, j3);
             for (int j1 = 1; j1 <= C->n[0]; j1++) {
                 int i1 = fi[0][j1];
                 ss[j1] = 0.5 * c[i1] + 0.25 * (c[i1 - 1] + c[i1 + 1] + x1[i1]) +
@@ -267,7 +270,7 @@ static void interp(const level_t *C, const double *z, const level_t *F, double *
         interp_table(F->o[d], F->m[d], C->rep ? 0 : C->o[d], lo[d], two[d]);
         off += F->m[d];
     }
-    double *zr = g.t1;
+    double *restrict zr = g.t1;
     int mc1 = C->m[0];
     for (int i3 = 0; i3 < F->m[2]; i3++)
         for (int i2 = 0; i2 < F->m[1]; i2++) {
@@ -292,7 +295,7 @@ static void interp(const level_t *C, const double *z, const level_t *F, double *
                     zr[j] = 0.25 * (z00[j] + z00[j + dy] + z00[j + dz] + z00[j + dy + dz]);
                 break;
             }
-            double *uu = u + IX(F, 0, i2, i3);
+            double *restrict uu = u + IX(F, 0, i2, i3);
             const int *l1 = lo[0], *t1 = two[0];
             for (int i1 = 0; i1 < F->m[0]; i1++)
                 uu[i1] += t1[i1] ? 0.5 * (zr[l1[i1]] + zr[l1[i1] + 1]) : zr[l1[i1]];
