@@ -540,4 +540,5 @@ void tl_ofi_print_providers(void *file)
         }
         ut_log_level = lvl;
     }
+    tl_shmem_print_provider(f);
 }

@@ -97,6 +97,14 @@ struct tl {
 
 extern const tl_ops_t tl_ofi_ops;
 extern const tl_ops_t tl_self_ops;
+/* mbmpi's own intra-host transport (transport/shmem.c, "mbshm"): a segment
+ * per rank in /dev/shm with one ring per sender, single-copy writes with
+ * process_vm_writev when allowed. Writes refused at this rank (bad key or
+ * bounds) and malformed messages dropped are counted. */
+extern const tl_ops_t tl_shmem_ops;
+unsigned long tl_shmem_rejected_writes(tl_t *tl);
+unsigned long tl_shmem_malformed(tl_t *tl);
+void tl_shmem_print_provider(void *file);
 
 static inline void tl_close(tl_t *tl)
 {

@@ -36,6 +36,7 @@
  * watch connection (all ranks, see transport/boot_client.c).
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -317,6 +318,26 @@ static int setup_signals(job_t *job)
     return 1;
 }
 
+/* Segments of mbmpi's shared-memory transport (transport/shmem.c) are named
+ * /dev/shm/mbshm-<MBMPI_JOBID>-<rank>; a rank removes its own at close, this
+ * removes what killed ranks left. */
+static void remove_shm_files(const job_t *job)
+{
+    char prefix[64], path[512];
+    struct dirent *e;
+    DIR *d = opendir("/dev/shm");
+
+    if (!d)
+        return;
+    snprintf(prefix, sizeof(prefix), "mbshm-%ld-", (long)job->self);
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+}
+
 static void job_free(job_t *job)
 {
     size_t i;
@@ -438,6 +459,7 @@ int main(int argc, char **argv)
             if (pid > 0 && rank_of_pid(&job, pid) >= 0)
                 job.nlive--;
         }
+        remove_shm_files(&job);
         job_free(&job);
         return 1;
     }
@@ -471,6 +493,7 @@ int main(int argc, char **argv)
     }
 
     free(fds);
+    remove_shm_files(&job);
     rc = job.state == JOB_RUNNING ? job.post_status : job.exit_code;
     job_free(&job);
     close(sig_pipe[0]);

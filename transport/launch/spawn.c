@@ -204,7 +204,7 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
     const rank_proc_t *p = &job->ranks[r];
     size_t n = 0;
 
-    if (max < 10)
+    if (max < 11)
         return 0;
     env[n++] = xstrdup_printf("MBMPI_RANK=%d", r);
     env[n++] = xstrdup_printf("MBMPI_SIZE=%d", job->n);
@@ -214,6 +214,8 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
     env[n++] = xstrdup_printf("MBMPI_LOCAL_SIZE=%d", p->local_size);
     env[n++] = xstrdup_printf("MBMPI_HOST=%s", p->host);
     env[n++] = xstrdup_printf("MBMPI_ALL_LOCAL=%d", job->all_local);
+    /* Names this job's files (transport/shmem.c segments, removed by mpirun at the end). */
+    env[n++] = xstrdup_printf("MBMPI_JOBID=%ld", (long)job->self);
     if (job->provider)
         env[n++] = xstrdup_printf("MBMPI_PROVIDER=%s", job->provider);
     return n;

@@ -1,0 +1,1028 @@
+/*
+ * transport/shmem.c: mbmpi's own intra-host transport ("mbshm"), below
+ * libfabric's shm provider.
+ *
+ * Every rank creates one segment, a file /dev/shm/mbshm-<job>-<rank>:
+ *   - a header page (magic, sizes, pid, the address of a probe word);
+ *   - its registration table: SHM_TABLE_SLOTS entries {key, addr, len}
+ *     written only by the owner; peers map this part read-only;
+ *   - one inbound ring per sender rank (single producer: that sender,
+ *     single consumer: the owner), mapped read-write by that sender only.
+ * A ring is a byte array of ring_size (a power of two) plus a control line
+ * holding the consumer's position. Messages start on 64-byte boundaries
+ * and begin with a 16-byte header whose first word, the stamp, is stored
+ * last with release semantics: the consumer polls the stamp where the next
+ * message will start (one cache line crosses cores per message, no shared
+ * tail index). The stamp is a bijection of the ring position mixed with a
+ * per-ring random salt, so stale bytes of an earlier lap never pass for a
+ * new message and nothing needs to be cleared after use. A message that
+ * would cross the ring's end is preceded by a PAD header filling the rest.
+ *
+ * Message kinds: SEND (a FIFO message for the recv callback, delivered in
+ * place), WRITE (a fragment of a remote write: key, offset, bytes; the
+ * target checks key and bounds in its own table before copying, like a NIC,
+ * and raises the notification with the last fragment) and NOTIFY (the
+ * notification of a write done with process_vm_writev).
+ *
+ * Writes of CMA_MIN bytes or more go straight into the target's memory with
+ * process_vm_writev (one copy) when a probe at connect showed it is
+ * allowed; the sender first checks the key and bounds in the target's
+ * published table (a stale or foreign key is refused), then queues the
+ * notification behind the data. Otherwise writes are fragments through the
+ * ring, pipelined: the sender fills the ring while the target copies out.
+ *
+ * Ordering: everything to one peer leaves in issue order; while a write to
+ * a peer is still being pushed into its ring, further sends and writes to it
+ * return UT_ERR_NO_RESOURCE (mbcf retries them after progress).
+ *
+ * No lock, malloc or system call on the send/progress/small-write path.
+ * Every length read from shared memory is bounded before use: a malformed
+ * message is dropped and counted; a header whose length makes no sense ends
+ * reading of that ring (its stream can no longer be followed).
+ *
+ * Knobs (environment): MBMPI_SHM_CMA=0 disables process_vm_writev,
+ * MBMPI_SHM_RING=bytes sets the ring size per sender (power of two, default
+ * 256 KiB, the same on every rank).
+ */
+#include "transport/transport.h"
+#include "util/log.h"
+#include "util/status.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define SHM_MAGIC 0x6d6273686d763031ull /* "mbshmv01" */
+#define SHM_VERSION 1
+#define SHM_LINE 64
+#define SHM_PAGE 4096
+#define SHM_HDR 16                       /* message header */
+#define SHM_WHDR 64                      /* write fragment header (data stays line aligned) */
+#define SHM_RING_DEFAULT ((size_t)256 << 10)
+#define SHM_RING_MIN ((size_t)64 << 10)
+#define SHM_RING_MAX ((size_t)64 << 20)
+#define SHM_TABLE_BITS 14
+#define SHM_TABLE_SLOTS (1u << SHM_TABLE_BITS)
+#define SHM_CMA_MIN ((size_t)32 << 10)   /* smaller writes go through the ring (no system call) */
+#define SHM_BATCH 32                     /* messages per progress call */
+#define SHM_MAX_WRITE ((size_t)1 << 30)
+
+enum { SHM_T_SEND = 1, SHM_T_WRITE = 2, SHM_T_NOTIFY = 3, SHM_T_PAD = 4 };
+#define SHM_F_NOTIFY 1
+
+/* One message header in a ring. */
+typedef struct shm_hdr {
+    _Atomic uint64_t stamp;  /* stored last (release): the message is complete */
+    uint32_t len;            /* bytes after the header (SEND, WRITE) */
+    uint8_t type;
+    uint8_t flags;
+    uint16_t rsv;
+} shm_hdr_t;
+
+/* What follows the header of a WRITE fragment (data at SHM_WHDR). */
+typedef struct shm_whdr {
+    uint64_t key;
+    uint64_t offset;
+    uint32_t data;           /* notification word (flags & SHM_F_NOTIFY) */
+    uint32_t rsv;
+} shm_whdr_t;
+
+_Static_assert(sizeof(shm_hdr_t) == SHM_HDR, "header layout");
+_Static_assert(SHM_HDR + sizeof(shm_whdr_t) <= SHM_WHDR, "write header layout");
+
+/* A registration, as published in the owner's segment. */
+typedef struct shm_slot {
+    _Atomic uint64_t key;    /* 0: free */
+    _Atomic uint64_t addr;
+    _Atomic uint64_t len;
+    uint64_t rsv;
+} shm_slot_t;
+
+/* Control block in front of each ring: the consumer's position, alone in
+ * its (pair of) cache lines so the producer's stores never bounce it. */
+typedef struct shm_ctl {
+    _Atomic uint64_t head;
+    uint64_t salt;           /* set once by the owner at open */
+    char pad[128 - 16];
+} shm_ctl_t;
+
+/* Segment header (first page). */
+typedef struct shm_seg {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t size;           /* ranks */
+    uint32_t rank;
+    uint32_t pid;
+    uint64_t ring_size;
+    uint64_t ring_stride;
+    uint64_t table_off;
+    uint64_t rings_off;
+    uint64_t seg_size;
+    uint64_t table_slots;
+    uint64_t probe_va;       /* the owner's address of `probe` (CMA probe target) */
+    _Atomic uint64_t probe;
+} shm_seg_t;
+
+/* The address one rank publishes. */
+typedef struct shm_addr {
+    char path[80];
+    uint32_t pid;
+    uint32_t magic;
+} shm_addr_t;
+
+/* A write still being pushed into a ring: lives in the caller's op_ctx. */
+typedef struct shm_wop {
+    const char *src;
+    size_t len;
+    size_t done;
+    uint64_t key;
+    uint64_t offset;
+    uint32_t data;
+    int notify;
+    int pushed_one;          /* a zero-length write still sends one fragment */
+} shm_wop_t;
+
+_Static_assert(sizeof(shm_wop_t) <= TL_OP_CTX_SIZE, "op ctx too small");
+
+struct tl_mr {
+    uint32_t slot;
+    int live;
+};
+
+/* Per peer: our producer side of its ring for us, our consumer side of our
+ * ring for it. Hot fields first. */
+typedef struct shm_peer {
+    /* tx: the ring at the peer that we fill */
+    char *tx_data;
+    shm_ctl_t *tx_ctl;
+    uint64_t tx_tail;        /* our next position */
+    uint64_t tx_head;        /* last consumer position seen (refreshed when short of space) */
+    uint64_t tx_salt;
+    shm_wop_t *pending;      /* a write being pushed (at most one) */
+    void *pending_ctx;
+    /* rx: our ring that the peer fills */
+    char *rx_data;
+    shm_ctl_t *rx_ctl;
+    uint64_t rx_head;
+    uint64_t rx_salt;
+    int rx_dead;             /* malformed stream: no longer read */
+    int cma;                 /* process_vm_writev into it works */
+    pid_t pid;
+    const shm_seg_t *seg;    /* its segment header + table, read-only */
+    size_t seg_map_len;
+    void *ring_map;          /* its ring for us, read-write */
+    size_t ring_map_len;
+} shm_peer_t;
+
+typedef struct tl_shmem {
+    tl_t super;
+    tl_callbacks_t cb;
+    int rank;
+    int size;
+    size_t ring_size;
+    uint64_t ring_mask;
+    size_t frag_max;         /* largest WRITE fragment */
+    shm_peer_t *peers;
+    int npending;
+    int rr;                  /* round-robin start of the next poll */
+    int in_progress;         /* recursion guard: messages are delivered in place */
+    int want_cma;
+    /* own segment */
+    char path[80];
+    shm_seg_t *seg;
+    size_t seg_size;
+    shm_slot_t *table;
+    struct tl_mr *mrs;       /* by slot */
+    uint32_t *free_slots;
+    uint32_t nfree;
+    uint64_t key_state;
+    unsigned long rejected;  /* writes refused here (bad key or bounds) */
+    unsigned long malformed; /* messages dropped */
+} tl_shmem_t;
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The stamp of a message starting at ring position pos (a multiple of 64):
+ * odd-constant multiplication is a bijection, so no two positions share a
+ * stamp, and the salt keeps structured payload bytes from looking like one. */
+static inline uint64_t shm_stamp(uint64_t salt, uint64_t pos)
+{
+    return ((pos / SHM_LINE) + 1) * 0x9e3779b97f4a7c15ull ^ salt;
+}
+
+static inline size_t align_line(size_t n)
+{
+    return (n + SHM_LINE - 1) & ~(size_t)(SHM_LINE - 1);
+}
+
+static inline size_t align_page(size_t n)
+{
+    return (n + SHM_PAGE - 1) & ~(size_t)(SHM_PAGE - 1);
+}
+
+static uint64_t random_u64(uint64_t fallback)
+{
+    uint64_t v;
+    if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+        v = fallback ^ 0x9e3779b97f4a7c15ull;
+    return v;
+}
+
+/* ------------------------------------------------------------ tx side */
+
+/*
+ * Room for `total` bytes (a multiple of 64) at the tail of the peer's ring,
+ * PAD included when the message would cross the end. Returns the position
+ * where the message goes (a PAD is written first when needed), or
+ * UINT64_MAX when the ring is too full now.
+ */
+static inline uint64_t shm_reserve(tl_shmem_t *t, shm_peer_t *p, size_t total)
+{
+    uint64_t tail = p->tx_tail;
+    size_t off = (size_t)(tail & t->ring_mask);
+    size_t need = total, pad = 0;
+
+    if (off + total > t->ring_size) {
+        pad = t->ring_size - off;
+        need += pad;
+    }
+    if (tail + need - p->tx_head > t->ring_size) {
+        p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+        if (tail + need - p->tx_head > t->ring_size)
+            return UINT64_MAX;
+    }
+    if (pad) {
+        shm_hdr_t *h = (shm_hdr_t *)(p->tx_data + off);
+        h->len = 0;
+        h->type = SHM_T_PAD;
+        h->flags = 0;
+        atomic_store_explicit(&h->stamp, shm_stamp(p->tx_salt, tail), memory_order_release);
+        tail += pad;
+    }
+    return tail;
+}
+
+static inline void shm_publish(shm_peer_t *p, shm_hdr_t *h, uint64_t pos, size_t total)
+{
+    atomic_store_explicit(&h->stamp, shm_stamp(p->tx_salt, pos), memory_order_release);
+    p->tx_tail = pos + total;
+}
+
+static int shm_send(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, void *op_ctx)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+    shm_peer_t *p = &t->peers[peer];
+    size_t len = 0, total;
+    uint64_t pos;
+    shm_hdr_t *h;
+    char *d;
+    int i;
+
+    (void)op_ctx;
+    if ((unsigned)peer >= (unsigned)t->size || peer == t->rank || !p->tx_data)
+        return UT_ERR_UNREACHABLE;
+    for (i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if (len > t->super.caps.max_msg)
+        return UT_ERR_INVALID_PARAM;
+    if (p->pending)
+        return UT_ERR_NO_RESOURCE; /* keeps the order behind the write */
+    total = align_line(SHM_HDR + len);
+    pos = shm_reserve(t, p, total);
+    if (pos == UINT64_MAX)
+        return UT_ERR_NO_RESOURCE;
+    h = (shm_hdr_t *)(p->tx_data + (pos & t->ring_mask));
+    h->len = (uint32_t)len;
+    h->type = SHM_T_SEND;
+    h->flags = 0;
+    d = (char *)h + SHM_HDR;
+    for (i = 0; i < iovcnt; i++) {
+        memcpy(d, iov[i].iov_base, iov[i].iov_len);
+        d += iov[i].iov_len;
+    }
+    shm_publish(p, h, pos, total);
+    return UT_OK;
+}
+
+/* A NOTIFY message (after a CMA write). The caller made sure it fits. */
+static int shm_push_notify(tl_shmem_t *t, shm_peer_t *p, uint32_t data)
+{
+    uint64_t pos = shm_reserve(t, p, SHM_LINE);
+    shm_hdr_t *h;
+
+    if (pos == UINT64_MAX)
+        return 0;
+    h = (shm_hdr_t *)(p->tx_data + (pos & t->ring_mask));
+    h->len = 0;
+    h->type = SHM_T_NOTIFY;
+    h->flags = 0;
+    memcpy((char *)h + SHM_HDR, &data, sizeof(data));
+    shm_publish(p, h, pos, SHM_LINE);
+    return 1;
+}
+
+/* Push as many fragments of w as fit. Returns 1 when the last one is in. */
+static int shm_push_write(tl_shmem_t *t, shm_peer_t *p, shm_wop_t *w)
+{
+    while (w->done < w->len || !w->pushed_one) {
+        size_t n = w->len - w->done, total;
+        shm_whdr_t wh;
+        shm_hdr_t *h;
+        uint64_t pos;
+        int last;
+
+        if (n > t->frag_max)
+            n = t->frag_max;
+        total = align_line(SHM_WHDR + n);
+        pos = shm_reserve(t, p, total);
+        if (pos == UINT64_MAX) {
+            /* The whole fragment does not fit: send the part that does, so
+             * the ring keeps flowing (pipelining), unless that is tiny.
+             * shm_reserve refreshed tx_head. */
+            size_t off = (size_t)(p->tx_tail & t->ring_mask);
+            size_t space = t->ring_size - (size_t)(p->tx_tail - p->tx_head);
+            size_t contig = space < t->ring_size - off ? space : t->ring_size - off;
+            size_t piece;
+            if (contig >= SHM_WHDR + 4096)
+                piece = contig - SHM_WHDR; /* up to the ring's end */
+            else if (space > t->ring_size - off && space - (t->ring_size - off) >= SHM_WHDR + 4096)
+                piece = space - (t->ring_size - off) - SHM_WHDR; /* after a PAD, from the start */
+            else
+                return 0;
+            piece &= ~(size_t)(SHM_LINE - 1);
+            if (piece >= n)
+                return 0; /* cannot be: the whole one did not fit */
+            n = piece;
+            total = SHM_WHDR + n;
+            pos = shm_reserve(t, p, total);
+            if (pos == UINT64_MAX)
+                return 0;
+        }
+        last = w->done + n == w->len;
+        h = (shm_hdr_t *)(p->tx_data + (pos & t->ring_mask));
+        h->len = (uint32_t)n;
+        h->type = SHM_T_WRITE;
+        h->flags = last && w->notify ? SHM_F_NOTIFY : 0;
+        wh.key = w->key;
+        wh.offset = w->offset + w->done;
+        wh.data = w->data;
+        wh.rsv = 0;
+        memcpy((char *)h + SHM_HDR, &wh, sizeof(wh));
+        if (n)
+            memcpy((char *)h + SHM_WHDR, w->src + w->done, n);
+        shm_publish(p, h, pos, total);
+        w->done += n;
+        w->pushed_one = 1;
+    }
+    return 1;
+}
+
+/* Look the key up in the peer's published table (seqlock-style: the key is
+ * read before and after the fields). Returns 0 when it is not live there. */
+static int shm_peer_lookup(const shm_peer_t *p, uint64_t key, uint64_t *addr_p, uint64_t *len_p)
+{
+    const shm_slot_t *table = (const shm_slot_t *)((const char *)p->seg + p->seg->table_off);
+    const shm_slot_t *s = &table[key & (SHM_TABLE_SLOTS - 1)];
+    uint64_t k1, k2;
+
+    if (!key)
+        return 0;
+    k1 = atomic_load_explicit((_Atomic uint64_t *)&s->key, memory_order_acquire);
+    *addr_p = atomic_load_explicit((_Atomic uint64_t *)&s->addr, memory_order_relaxed);
+    *len_p = atomic_load_explicit((_Atomic uint64_t *)&s->len, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    k2 = atomic_load_explicit((_Atomic uint64_t *)&s->key, memory_order_relaxed);
+    return k1 == key && k2 == key;
+}
+
+/* Single-copy write. UT_OK, UT_ERR_NO_RESOURCE, UT_ERR_PERM, or
+ * UT_ERR_UNSUPPORTED (CMA refused: the caller falls back to the ring). */
+static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, const tl_rkey_t *rkey,
+                         uint64_t offset, int notify, uint32_t data)
+{
+    shm_peer_t *p = &t->peers[peer];
+    uint64_t addr, rlen, tail;
+    size_t done = 0;
+
+    if (!shm_peer_lookup(p, rkey->key, &addr, &rlen) || offset > rlen || len > rlen - offset) {
+        ut_warn("mbshm: write of %zu bytes at offset %llu to rank %d refused (key %#llx not registered there, or "
+                "out of bounds)",
+                len, (unsigned long long)offset, peer, (unsigned long long)rkey->key);
+        return UT_ERR_PERM;
+    }
+    if (notify) {
+        /* The notification must follow the data: make sure it will fit. */
+        tail = p->tx_tail;
+        size_t off = (size_t)(tail & t->ring_mask);
+        size_t need = SHM_LINE + (off + SHM_LINE > t->ring_size ? t->ring_size - off : 0);
+        if (tail + need - p->tx_head > t->ring_size) {
+            p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+            if (tail + need - p->tx_head > t->ring_size)
+                return UT_ERR_NO_RESOURCE;
+        }
+    }
+    while (done < len) {
+        struct iovec l = {.iov_base = (char *)src + done, .iov_len = len - done};
+        struct iovec r = {.iov_base = (void *)(uintptr_t)(addr + offset + done), .iov_len = len - done};
+        ssize_t n = process_vm_writev(p->pid, &l, 1, &r, 1, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            if (done == 0 && (e == EPERM || e == ENOSYS)) {
+                ut_warn("mbshm: process_vm_writev to rank %d: %s; writes go through the ring", peer, strerror(e));
+                p->cma = 0;
+                return UT_ERR_UNSUPPORTED;
+            }
+            ut_error("mbshm: process_vm_writev to rank %d (%zu bytes at %#llx): %s", peer, len - done,
+                     (unsigned long long)(addr + offset + done), strerror(e));
+            return e == EFAULT ? UT_ERR_PERM : UT_ERR_IO;
+        }
+        done += (size_t)n;
+    }
+    if (notify && !shm_push_notify(t, p, data))
+        return UT_ERR_IO; /* cannot happen: room was checked above */
+    return UT_OK;
+}
+
+static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
+                     int notify, uint32_t data, void *op_ctx)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+    shm_peer_t *p = &t->peers[peer];
+    shm_wop_t w, *wp;
+
+    if ((unsigned)peer >= (unsigned)t->size || peer == t->rank || !p->tx_data)
+        return UT_ERR_UNREACHABLE;
+    if (len > SHM_MAX_WRITE || offset > rkey->len || len > rkey->len - offset)
+        return UT_ERR_INVALID_PARAM;
+    if (p->pending)
+        return UT_ERR_NO_RESOURCE;
+    if (p->cma && len >= SHM_CMA_MIN) {
+        int rc = shm_write_cma(t, peer, src, len, rkey, offset, notify, data);
+        if (rc != UT_ERR_UNSUPPORTED)
+            return rc;
+    }
+    w.src = src;
+    w.len = len;
+    w.done = 0;
+    w.key = rkey->key;
+    w.offset = offset;
+    w.data = data;
+    w.notify = notify;
+    w.pushed_one = 0;
+    if (shm_push_write(t, p, &w))
+        return UT_OK;
+    if (!w.pushed_one)
+        return UT_ERR_NO_RESOURCE;
+    /* Partly in the ring: the rest follows from progress(). */
+    wp = op_ctx;
+    *wp = w;
+    p->pending = wp;
+    p->pending_ctx = op_ctx;
+    t->npending++;
+    return UT_INPROGRESS;
+}
+
+/* ------------------------------------------------------------ rx side */
+
+static void shm_malformed(tl_shmem_t *t, int src, const char *what, int fatal)
+{
+    t->malformed++;
+    if (fatal) {
+        t->peers[src].rx_dead = 1;
+        ut_error("mbshm: malformed message from rank %d (%s): its ring is no longer read", src, what);
+    } else {
+        ut_warn("mbshm: dropped a malformed message from rank %d (%s)", src, what);
+    }
+}
+
+/* The target-side check of a WRITE fragment, then the copy. */
+static void shm_rx_write(tl_shmem_t *t, int src, const volatile shm_hdr_t *h, uint32_t len)
+{
+    shm_whdr_t wh;
+    shm_slot_t *s;
+    uint64_t addr, rlen;
+    uint8_t flags = h->flags;
+
+    memcpy(&wh, (const char *)h + SHM_HDR, sizeof(wh));
+    s = &t->table[wh.key & (SHM_TABLE_SLOTS - 1)];
+    if (!wh.key || atomic_load_explicit(&s->key, memory_order_relaxed) != wh.key)
+        goto refuse;
+    addr = atomic_load_explicit(&s->addr, memory_order_relaxed);
+    rlen = atomic_load_explicit(&s->len, memory_order_relaxed);
+    if (wh.offset > rlen || len > rlen - wh.offset)
+        goto refuse;
+    if (len)
+        memcpy((char *)(uintptr_t)addr + wh.offset, (const char *)h + SHM_WHDR, len);
+    if (flags & SHM_F_NOTIFY)
+        t->cb.notify(t->cb.arg, wh.data);
+    return;
+refuse:
+    t->rejected++;
+    ut_warn("mbshm: refused a write from rank %d (key %#llx, offset %llu, %u bytes)", src,
+            (unsigned long long)wh.key, (unsigned long long)wh.offset, len);
+}
+
+/* Handle up to `budget` messages of src's ring. Returns how many. */
+static int shm_poll_ring(tl_shmem_t *t, int src, int budget)
+{
+    shm_peer_t *p = &t->peers[src];
+    uint64_t head = p->rx_head;
+    int n = 0;
+
+    while (n < budget) {
+        size_t off = (size_t)(head & t->ring_mask);
+        const volatile shm_hdr_t *h = (const volatile shm_hdr_t *)(p->rx_data + off);
+        size_t room = t->ring_size - off, total;
+        uint32_t len;
+        uint8_t type;
+
+        if (atomic_load_explicit((_Atomic uint64_t *)&h->stamp, memory_order_acquire) != shm_stamp(p->rx_salt, head))
+            break;
+        len = h->len;
+        type = h->type;
+        switch (type) {
+        case SHM_T_PAD:
+            if (off == 0) {
+                shm_malformed(t, src, "padding at the ring start", 1);
+                goto out;
+            }
+            total = room;
+            break;
+        case SHM_T_SEND:
+            if (len > t->super.caps.max_msg || SHM_HDR + (size_t)len > room) {
+                shm_malformed(t, src, "message length", 1);
+                goto out;
+            }
+            total = align_line(SHM_HDR + len);
+            t->cb.recv(t->cb.arg, (const char *)h + SHM_HDR, len);
+            break;
+        case SHM_T_WRITE:
+            if (len > t->frag_max || SHM_WHDR + (size_t)len > room) {
+                shm_malformed(t, src, "write fragment length", 1);
+                goto out;
+            }
+            total = align_line(SHM_WHDR + len);
+            shm_rx_write(t, src, h, len);
+            break;
+        case SHM_T_NOTIFY: {
+            uint32_t data;
+            memcpy(&data, (const char *)h + SHM_HDR, sizeof(data));
+            total = SHM_LINE;
+            t->cb.notify(t->cb.arg, data);
+            break;
+        }
+        default:
+            /* A message of unknown kind but sane length is skipped alone. */
+            if (SHM_HDR + (size_t)len > room) {
+                shm_malformed(t, src, "unknown kind and length", 1);
+                goto out;
+            }
+            shm_malformed(t, src, "unknown kind", 0);
+            total = align_line(SHM_HDR + len);
+            break;
+        }
+        head += total;
+        p->rx_head = head;
+        /* Released at once: a producer short of space sees it early. */
+        atomic_store_explicit(&p->rx_ctl->head, head, memory_order_release);
+        if (type != SHM_T_PAD)
+            n++;
+    }
+out:
+    p->rx_head = head;
+    return n;
+}
+
+/* Keep pushing the pending writes; tx_done once a write is wholly in. */
+static int shm_drive_pending(tl_shmem_t *t)
+{
+    int i, n = 0;
+
+    for (i = 0; i < t->size && t->npending; i++) {
+        shm_peer_t *p = &t->peers[i];
+        if (!p->pending || !shm_push_write(t, p, p->pending))
+            continue;
+        {
+            void *ctx = p->pending_ctx;
+            p->pending = NULL;
+            p->pending_ctx = NULL;
+            t->npending--;
+            n++;
+            t->cb.tx_done(t->cb.arg, ctx, UT_OK);
+        }
+    }
+    return n;
+}
+
+static int shm_progress(tl_t *tl)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+    int n = 0, i, src, budget = SHM_BATCH;
+
+    if (t->in_progress)
+        return 0; /* called from a callback: messages are delivered in place */
+    t->in_progress = 1;
+    if (t->npending)
+        n += shm_drive_pending(t);
+    src = t->rr;
+    for (i = 0; i < t->size && budget > 0; i++) {
+        shm_peer_t *p = &t->peers[src];
+        if (p->rx_data && !p->rx_dead) {
+            int k = shm_poll_ring(t, src, budget);
+            n += k;
+            budget -= k;
+        }
+        if (++src == t->size)
+            src = 0;
+    }
+    /* Start the next poll after the ring that used up the budget. */
+    t->rr = src;
+    t->in_progress = 0;
+    return n;
+}
+
+/* ----------------------------------------------------------- registration */
+
+static int shm_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+    shm_slot_t *s;
+    uint64_t key;
+    uint32_t slot;
+
+    if (!t->nfree) {
+        ut_error("mbshm: more than %u memory registrations", SHM_TABLE_SLOTS);
+        return UT_ERR_NO_RESOURCE;
+    }
+    slot = t->free_slots[--t->nfree];
+    /* The slot is in the key's low bits (found in O(1) on both sides); the
+     * other bits are unpredictable, so a rank cannot guess another's key. */
+    do
+        key = (splitmix64(&t->key_state) << SHM_TABLE_BITS) | slot;
+    while (key == slot);
+    s = &t->table[slot];
+    atomic_store_explicit(&s->addr, (uint64_t)(uintptr_t)buf, memory_order_relaxed);
+    atomic_store_explicit(&s->len, (uint64_t)len, memory_order_relaxed);
+    atomic_store_explicit(&s->key, key, memory_order_release);
+    t->mrs[slot].slot = slot;
+    t->mrs[slot].live = 1;
+    rkey_p->addr = (uint64_t)(uintptr_t)buf;
+    rkey_p->key = key;
+    rkey_p->len = len;
+    *mr_p = &t->mrs[slot];
+    return UT_OK;
+}
+
+static void shm_mem_dereg(tl_t *tl, tl_mr_t *mr)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+
+    if (!mr || !mr->live)
+        return;
+    atomic_store_explicit(&t->table[mr->slot].key, 0, memory_order_release);
+    mr->live = 0;
+    t->free_slots[t->nfree++] = mr->slot;
+}
+
+/* ------------------------------------------------------- open / connect */
+
+/* Something unique per job and host: mpirun's MBMPI_JOBID, else a hash of
+ * the store address and secret (other launchers). The secret itself never
+ * appears in a file name. */
+static void shm_job_id(char *buf, size_t len)
+{
+    const char *id = getenv("MBMPI_JOBID");
+    const char *a = getenv("MBMPI_STORE"), *b = getenv("MBMPI_SECRET");
+    uint64_t h = 0xcbf29ce484222325ull;
+    const char *s;
+
+    if (id && *id && strlen(id) < 32 && !strchr(id, '/')) {
+        snprintf(buf, len, "%s", id);
+        return;
+    }
+    for (s = a ? a : ""; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    for (s = b ? b : ""; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    if (!a && !b)
+        h ^= (uint64_t)getppid();
+    snprintf(buf, len, "h%016llx", (unsigned long long)h);
+}
+
+static void shm_close(tl_t *tl)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+    int i;
+
+    for (i = 0; t->peers && i < t->size; i++) {
+        shm_peer_t *p = &t->peers[i];
+        if (p->seg)
+            munmap((void *)p->seg, p->seg_map_len);
+        if (p->ring_map)
+            munmap(p->ring_map, p->ring_map_len);
+    }
+    if (t->seg) {
+        munmap(t->seg, t->seg_size);
+        unlink(t->path);
+    }
+    if (t->malformed || t->rejected)
+        ut_warn("mbshm: %lu malformed messages dropped, %lu writes refused", t->malformed, t->rejected);
+    free(t->peers);
+    free(t->mrs);
+    free(t->free_slots);
+    free(t);
+}
+
+static size_t shm_ring_size(void)
+{
+    const char *e = getenv("MBMPI_SHM_RING");
+    size_t r = SHM_RING_DEFAULT;
+
+    if (e && *e) {
+        char *end;
+        unsigned long long v = strtoull(e, &end, 0);
+        if (*end == 'k' || *end == 'K')
+            v <<= 10;
+        else if (*end == 'm' || *end == 'M')
+            v <<= 20;
+        if (v >= SHM_RING_MIN && v <= SHM_RING_MAX && !(v & (v - 1)))
+            r = (size_t)v;
+        else
+            ut_warn("mbshm: MBMPI_SHM_RING=%s is not a power of two in [64K, 64M]; using %zu", e, r);
+    }
+    return r;
+}
+
+static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **tl_p)
+{
+    char job[40];
+    tl_shmem_t *t;
+    size_t ring, table_bytes, max_msg;
+    const char *cma;
+    int fd, rc, i;
+
+    if (params->size < 1 || params->rank < 0 || params->rank >= params->size)
+        return UT_ERR_INVALID_PARAM;
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        return UT_ERR_NO_MEMORY;
+    t->super.ops = &tl_shmem_ops;
+    t->cb = *cb;
+    t->rank = params->rank;
+    t->size = params->size;
+    t->key_state = random_u64((uint64_t)(uintptr_t)t ^ (uint64_t)getpid());
+    cma = getenv("MBMPI_SHM_CMA");
+    t->want_cma = !(cma && !strcmp(cma, "0"));
+
+    /* A FIFO message is at most what mbcf asks for (eager limit + headers),
+     * and at most a quarter of a ring, so several are in flight. */
+    ring = shm_ring_size();
+    max_msg = params->min_fifo_free ? params->min_fifo_free : 16640;
+    while (max_msg + SHM_LINE + SHM_HDR > ring / 4 && ring < SHM_RING_MAX)
+        ring *= 2;
+    t->ring_size = ring;
+    t->ring_mask = ring - 1;
+    t->frag_max = ring / 4 - SHM_WHDR;
+
+    t->peers = calloc((size_t)t->size, sizeof(*t->peers));
+    t->mrs = calloc(SHM_TABLE_SLOTS, sizeof(*t->mrs));
+    t->free_slots = malloc(SHM_TABLE_SLOTS * sizeof(*t->free_slots));
+    if (!t->peers || !t->mrs || !t->free_slots) {
+        rc = UT_ERR_NO_MEMORY;
+        goto err;
+    }
+    for (i = 0; i < (int)SHM_TABLE_SLOTS; i++)
+        t->free_slots[i] = SHM_TABLE_SLOTS - 1 - (uint32_t)i; /* slot 0 first */
+    t->nfree = SHM_TABLE_SLOTS;
+
+    table_bytes = align_page(SHM_TABLE_SLOTS * sizeof(shm_slot_t));
+    t->seg_size = SHM_PAGE + table_bytes + (size_t)t->size * (sizeof(shm_ctl_t) + ring);
+    t->seg_size = align_page(t->seg_size);
+    shm_job_id(job, sizeof(job));
+    snprintf(t->path, sizeof(t->path), "/dev/shm/mbshm-%s-%d", job, t->rank);
+    fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* Left by an earlier job whose launcher had the same id and was killed. */
+        unlink(t->path);
+        fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (fd < 0) {
+        ut_error("mbshm: cannot create %s: %s", t->path, strerror(errno));
+        t->path[0] = 0;
+        rc = UT_ERR_IO;
+        goto err;
+    }
+    if (ftruncate(fd, (off_t)t->seg_size) < 0) {
+        ut_error("mbshm: cannot size %s to %zu bytes: %s", t->path, t->seg_size, strerror(errno));
+        close(fd);
+        unlink(t->path);
+        rc = UT_ERR_NO_MEMORY;
+        goto err;
+    }
+    t->seg = mmap(NULL, t->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (t->seg == MAP_FAILED) {
+        ut_error("mbshm: mmap %s: %s", t->path, strerror(errno));
+        t->seg = NULL;
+        unlink(t->path);
+        rc = UT_ERR_NO_MEMORY;
+        goto err;
+    }
+    t->seg->version = SHM_VERSION;
+    t->seg->size = (uint32_t)t->size;
+    t->seg->rank = (uint32_t)t->rank;
+    t->seg->pid = (uint32_t)getpid();
+    t->seg->ring_size = ring;
+    t->seg->ring_stride = sizeof(shm_ctl_t) + ring;
+    t->seg->table_off = SHM_PAGE;
+    t->seg->rings_off = SHM_PAGE + table_bytes;
+    t->seg->seg_size = t->seg_size;
+    t->seg->table_slots = SHM_TABLE_SLOTS;
+    t->seg->probe_va = (uint64_t)(uintptr_t)&t->seg->probe;
+    t->table = (shm_slot_t *)((char *)t->seg + t->seg->table_off);
+    for (i = 0; i < t->size; i++) {
+        shm_peer_t *p = &t->peers[i];
+        char *r = (char *)t->seg + t->seg->rings_off + (size_t)i * t->seg->ring_stride;
+        if (i == t->rank)
+            continue;
+        p->rx_ctl = (shm_ctl_t *)r;
+        p->rx_data = r + sizeof(shm_ctl_t);
+        p->rx_salt = random_u64((uint64_t)i * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)r);
+        p->rx_ctl->salt = p->rx_salt;
+        atomic_store_explicit(&p->rx_ctl->head, 0, memory_order_relaxed);
+    }
+    /* Last: a peer that sees the magic sees everything above. */
+    atomic_thread_fence(memory_order_release);
+    t->seg->magic = SHM_MAGIC;
+
+    t->super.caps.name = "mbshm";
+    t->super.caps.version = (1u << 16) | 0;
+    t->super.caps.max_msg = max_msg;
+    t->super.caps.inject_size = max_msg; /* every send completes at once */
+    t->super.caps.max_write = SHM_MAX_WRITE;
+    t->super.caps.notify_bytes = 4;
+    t->super.caps.fd = -1;
+    /* Each sender has a ring of its own: mbcf divides fifo_bytes by the
+     * number of peers, so this grants each one its ring (less our per-message
+     * header and padding, for which a full ring just answers NO_RESOURCE). */
+    t->super.caps.fifo_bytes = (size_t)(t->size > 1 ? t->size - 1 : 1) * ring;
+    t->super.caps.fifo_slot = 0;
+    *tl_p = &t->super;
+    return UT_OK;
+
+err:
+    shm_close(&t->super);
+    return rc;
+}
+
+static int shm_get_addr(tl_t *tl, void *buf, size_t *len_p)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+    shm_addr_t a;
+
+    if (*len_p < sizeof(a))
+        return UT_ERR_INVALID_PARAM;
+    memset(&a, 0, sizeof(a));
+    snprintf(a.path, sizeof(a.path), "%s", t->path);
+    a.pid = (uint32_t)getpid();
+    a.magic = (uint32_t)SHM_MAGIC;
+    memcpy(buf, &a, sizeof(a));
+    *len_p = sizeof(a);
+    return UT_OK;
+}
+
+/* Can we write into p's memory with process_vm_writev? One 8-byte write to
+ * the probe word its header names. */
+static int shm_probe_cma(shm_peer_t *p)
+{
+    uint64_t v = 1;
+    struct iovec l = {.iov_base = &v, .iov_len = sizeof(v)};
+    struct iovec r = {.iov_base = (void *)(uintptr_t)p->seg->probe_va, .iov_len = sizeof(v)};
+
+    return process_vm_writev(p->pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof(v);
+}
+
+static int shm_connect(tl_t *tl, const void *addrs, size_t addrlen)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+    int i, ncma = 0;
+
+    if (addrlen != sizeof(shm_addr_t))
+        return UT_ERR_INVALID_PARAM;
+    for (i = 0; i < t->size; i++) {
+        shm_peer_t *p = &t->peers[i];
+        shm_addr_t a;
+        struct stat st;
+        const shm_seg_t *sg;
+        size_t ring_off, map_off;
+        void *m;
+        int fd;
+
+        if (i == t->rank)
+            continue;
+        memcpy(&a, (const char *)addrs + (size_t)i * addrlen, sizeof(a));
+        a.path[sizeof(a.path) - 1] = 0;
+        if (a.magic != (uint32_t)SHM_MAGIC || strncmp(a.path, "/dev/shm/mbshm-", 15)) {
+            ut_error("mbshm: rank %d sent no mbshm address (is every rank using --provider mbshm?)", i);
+            return UT_ERR_PROTO;
+        }
+        fd = open(a.path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            ut_error("mbshm: cannot open rank %d's segment %s: %s (mbshm needs every rank on this host)", i,
+                     a.path, strerror(errno));
+            return UT_ERR_UNREACHABLE;
+        }
+        if (fstat(fd, &st) < 0 || (size_t)st.st_size != t->seg_size) {
+            ut_error("mbshm: rank %d's segment %s has the wrong size", i, a.path);
+            close(fd);
+            return UT_ERR_PROTO;
+        }
+        m = mmap(NULL, t->seg->rings_off, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) {
+            ut_error("mbshm: mmap %s: %s", a.path, strerror(errno));
+            close(fd);
+            return UT_ERR_NO_MEMORY;
+        }
+        p->seg = sg = m;
+        p->seg_map_len = t->seg->rings_off;
+        if (sg->magic != SHM_MAGIC || sg->version != SHM_VERSION || sg->size != (uint32_t)t->size ||
+            sg->rank != (uint32_t)i || sg->pid != a.pid || sg->ring_size != t->ring_size ||
+            sg->ring_stride != t->seg->ring_stride || sg->table_off != t->seg->table_off ||
+            sg->rings_off != t->seg->rings_off || sg->table_slots != SHM_TABLE_SLOTS) {
+            ut_error("mbshm: rank %d's segment %s does not match ours (different settings?)", i, a.path);
+            close(fd);
+            return UT_ERR_PROTO;
+        }
+        atomic_thread_fence(memory_order_acquire);
+        /* Our ring in its segment, read-write. */
+        ring_off = (size_t)sg->rings_off + (size_t)t->rank * (size_t)sg->ring_stride;
+        map_off = ring_off & ~(size_t)(SHM_PAGE - 1);
+        p->ring_map_len = align_page(ring_off + (size_t)sg->ring_stride) - map_off;
+        m = mmap(NULL, p->ring_map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)map_off);
+        close(fd);
+        if (m == MAP_FAILED) {
+            ut_error("mbshm: mmap %s: %s", a.path, strerror(errno));
+            return UT_ERR_NO_MEMORY;
+        }
+        p->ring_map = m;
+        p->tx_ctl = (shm_ctl_t *)((char *)m + (ring_off - map_off));
+        p->tx_data = (char *)p->tx_ctl + sizeof(shm_ctl_t);
+        p->tx_salt = p->tx_ctl->salt;
+        p->tx_tail = 0;
+        p->tx_head = 0;
+        p->pid = (pid_t)a.pid;
+        p->cma = t->want_cma && shm_probe_cma(p);
+        ncma += p->cma;
+    }
+    ut_debug("mbshm: connected to %d peers, %d with single-copy writes, ring %zu bytes", t->size - 1, ncma,
+             t->ring_size);
+    return UT_OK;
+}
+
+const tl_ops_t tl_shmem_ops = {
+    .name = "mbshm",
+    .open = shm_open_tl,
+    .close = shm_close,
+    .get_addr = shm_get_addr,
+    .connect = shm_connect,
+    .mem_reg = shm_mem_reg,
+    .mem_dereg = shm_mem_dereg,
+    .send = shm_send,
+    .write = shm_write,
+    .progress = shm_progress,
+};
+
+unsigned long tl_shmem_rejected_writes(tl_t *tl)
+{
+    return ((tl_shmem_t *)tl)->rejected;
+}
+
+unsigned long tl_shmem_malformed(tl_t *tl)
+{
+    return ((tl_shmem_t *)tl)->malformed;
+}
+
+/* For bin/mbmpi_info. */
+void tl_shmem_print_provider(void *file)
+{
+    FILE *f = file;
+    fprintf(f, "%-14s available (mbmpi's own shared-memory rings, %zu KiB per sender; single-copy writes with "
+               "process_vm_writev when allowed)\n",
+            "mbshm", SHM_RING_DEFAULT >> 10);
+}
