@@ -526,6 +526,7 @@ int main(int argc, char **argv)
         double mops = t > 0.0 ? 1.0e-6 * nt * (14.8157 + 7.19641 * log(nt) +
                                               (5.23518 + 7.21113 * log(nt)) * g.niter) / t : 0.0;
         npb_print_results("FT", cls, g.nx, g.ny, g.nz, g.niter, np, t, mops, "floating point", verified);
+        printf(" Precise time    = %.6f s\n", t); /* for npb/run_npb.sh */
     }
     MPI_Bcast(&verified, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
