@@ -588,6 +588,52 @@ int MPIX_Coll_predict(const char *op, const char *algo, int P, MPI_Count m, doub
 
 /* ---- Shift halo exchange (mpi/shift/): declarations below ---- */
 /* MBMPI_SHIFT_DECLS_BEGIN */
+/* The Shift halo exchange over a 3-D Cartesian communicator: every rank
+ * gathers the payload (count elements of dt) of every box within `depth`
+ * boxes along each axis, (2 depth + 1)^3 - 1 neighbours, in 6 depth
+ * exchanges: along x (depth steps each way, forwarding what came in), then
+ * the gathered row along y, then the gathered plane along z. Collective over
+ * cart3d; every rank passes the same count, type signature, depth, variant.
+ *
+ * recvbuf layout: (2 depth + 1)^3 slots of count elements each (slot s starts
+ * at element s * count, i.e. byte s * count * extent(dt)); the box at offset
+ * (dx, dy, dz) from the caller, along the communicator's axes 0, 1, 2, lands
+ * in slot MPIX_Shift_slot(depth, dx, dy, dz) =
+ *     ((dz + depth) * (2 depth + 1) + (dy + depth)) * (2 depth + 1) + (dx + depth);
+ * the centre slot (0, 0, 0) gets sendbuf itself. Periodic axes wrap: with
+ * fewer than 2 depth + 1 ranks along one, a rank's box appears in several
+ * slots (each slot holds the box at that offset, modulo the axis length,
+ * possibly the caller's own). Across an open boundary the box does not exist
+ * and its slot is left untouched: MPIX_Shift_source gives MPI_PROC_NULL for
+ * it. sendbuf may be MPI_IN_PLACE (the payload is already in the centre
+ * slot). With count 0 nothing is sent and the buffers may be NULL.
+ *
+ * Variants: MPIX_SHIFT_SSEND blocking synchronous sends (every message a
+ * rendezvous), MPIX_SHIFT_SEND blocking standard sends (eager below the eager
+ * limit), MPIX_SHIFT_NONBLOCKING every receive posted first, sends issued as
+ * soon as their data has arrived, both directions overlapped. Messages use
+ * tags MPIX_SHIFT_TAG .. MPIX_SHIFT_TAG + 6 depth - 1 on cart3d: do not
+ * leave wildcard-tag receives pending on it across the call.
+ *
+ * Errors (returned, the communicator's error handler is not called for
+ * these): MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not Cartesian),
+ * MPI_ERR_DIMS (not 3 dimensions), MPI_ERR_ARG (depth < 1, unknown variant,
+ * (2 depth + 1)^2 too large), MPI_ERR_COUNT (count < 0, a plane of count
+ * elements beyond INT_MAX), MPI_ERR_TYPE (invalid dt), MPI_ERR_BUFFER (NULL
+ * sendbuf or recvbuf with count > 0), MPI_ERR_NO_MEM; errors of the
+ * underlying point-to-point calls are passed on. */
+#define MBMPI_HAVE_SHIFT 1
+#define MPIX_SHIFT_SSEND 0
+#define MPIX_SHIFT_SEND 1
+#define MPIX_SHIFT_NONBLOCKING 2
+#define MPIX_SHIFT_TAG 0x5348f00
+int MPIX_Shift(const void *sendbuf, int count, MPI_Datatype dt, void *recvbuf, int depth, int variant,
+               MPI_Comm cart3d);
+/* Slot index of offset (dx, dy, dz) for depth; -1 when an offset is outside [-depth, depth]. */
+int MPIX_Shift_slot(int depth, int dx, int dy, int dz);
+/* Rank (in cart3d) whose box is at offset (dx, dy, dz) from the caller, i.e. whose payload MPIX_Shift
+ * puts in that slot; MPI_PROC_NULL when the offset crosses an open boundary (slot left untouched). */
+int MPIX_Shift_source(MPI_Comm cart3d, int dx, int dy, int dz, int *rank);
 /* MBMPI_SHIFT_DECLS_END */
 
 /* ---- profiling interface names (PMPI_) are not provided yet ---- */
