@@ -26,7 +26,7 @@
  * 4 bytes); barrier has no size (one line, size 0).
  *
  * usage: mpirun -n P coll -c OP [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS]
- *                         [-a ALGO,...] [-t SECONDS] [--csv FILE] [--osu]
+ *                         [-a ALGO,...] [-t SECONDS] [--csv FILE] [--osu | --predict-only]
  *   -c OP       bcast scatter gather alltoall allreduce reduce allgather barrier
  *   -m MIN:MAX  sizes in bytes, powers of two (default 1:1M; K, M suffixes)
  *   -f FACTOR   step between sizes, a power of two (default 2)
@@ -40,6 +40,9 @@
  *               size,avg_latency_us)
  *   --osu       only the library's choice, OSU-style output (forced when
  *               built without MBMPI_HAVE_COLL_EXT)
+ *   --predict-only  mbmpi: print (and write) the predictions, time nothing
+ *               (measured reads -1 in the CSV); bench/run_coll.sh uses it
+ *               to fit the all-to-all contention ratio
  * Exit status: 0, 1 when a result was wrong or a call failed, 2 on bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -66,7 +69,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: coll -c bcast|scatter|gather|alltoall|allreduce|reduce|allgather|barrier\n"
                     "            [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS] [-a ALGO,...] [-t SECONDS]\n"
-                    "            [--csv FILE] [--osu]\n");
+                    "            [--csv FILE] [--osu | --predict-only]\n");
 }
 
 /* "64", "8K", "4M" -> bytes; -1 on error */
@@ -374,7 +377,7 @@ static const char *provider(void)
 
 int main(int argc, char **argv)
 {
-    int bad = 0, osu = 0, reps = 5, nalgo_opt = 0;
+    int bad = 0, osu = 0, predict_only = 0, reps = 5, nalgo_opt = 0;
     long mmin = 1, mmax = 1L << 20, factor = 2, iters_opt = 0;
     double budget = 0.0;
     const char *csv = NULL, *opname = NULL;
@@ -421,6 +424,8 @@ int main(int argc, char **argv)
             csv = argv[++a];
         } else if (!strcmp(argv[a], "--osu")) {
             osu = 1;
+        } else if (!strcmp(argv[a], "--predict-only")) {
+            predict_only = 1;
         } else {
             bad = 1;
         }
@@ -446,6 +451,9 @@ int main(int argc, char **argv)
     if (op == OP_BARRIER)
         mmin = mmax = 0;
 #ifndef MBMPI_HAVE_COLL_EXT
+    if (predict_only && rank == 0)
+        fprintf(stderr, "coll: --predict-only needs mbmpi (MBMPI_HAVE_COLL_EXT); timing the library's choice\n");
+    predict_only = 0;
     osu = 1;
     if (nalgo_opt && rank == 0)
         fprintf(stderr, "coll: -a needs mbmpi (MBMPI_HAVE_COLL_EXT); timing the library's choice only\n");
@@ -556,6 +564,8 @@ int main(int argc, char **argv)
                 pred[i] = -1.0; /* does not apply to (P, m): not timed */
                 continue;
             }
+            if (predict_only)
+                continue;
             if (!agree(MPIX_Coll_force(op_names[op], a) == MPI_SUCCESS)) {
                 if (rank == 0)
                     fprintf(stderr, "coll: MPIX_Coll_force(%s, %s) failed at some rank\n", op_names[op], a);
@@ -585,7 +595,7 @@ int main(int argc, char **argv)
                     continue;
                 }
                 if (meas[i] < 0)
-                    printf("%-11ld %-26s %12s %12.2f %9s\n", m, label, "FAIL", pred[i], "-");
+                    printf("%-11ld %-26s %12s %12.2f %9s\n", m, label, predict_only ? "-" : "FAIL", pred[i], "-");
                 else
                     printf("%-11ld %-26s %12.2f %12.2f %9.2f\n", m, label, meas[i], pred[i],
                            meas[i] > 0 ? pred[i] / meas[i] : 0.0);
@@ -593,7 +603,9 @@ int main(int argc, char **argv)
                     fprintf(cf, "%s,%d,%ld,%s,%.3f,%.3f,%s\n", op_names[op], nprocs, m, i < nalgo ? algo[i] : "auto",
                             meas[i], pred[i], i < nalgo ? "" : chosen);
             }
-            if (best >= 0 && pick >= 0 && meas[pick] >= 0) {
+            if (predict_only) {
+                /* nothing measured, nothing to compare */
+            } else if (best >= 0 && pick >= 0 && meas[pick] >= 0) {
                 double lost = meas[pick] / meas[best] - 1.0;
                 points++;
                 fastest += pick == best;
@@ -613,7 +625,7 @@ int main(int argc, char **argv)
         if (op == OP_BARRIER)
             break;
     }
-    if (rank == 0 && !osu)
+    if (rank == 0 && !osu && !predict_only)
         printf("# summary %s P=%d: pick fastest at %d of %d sizes, within 10 %% of the fastest at %d of %d\n",
                op_names[op], nprocs, fastest, points, within10, points);
     if (cf)

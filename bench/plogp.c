@@ -25,12 +25,16 @@
  *           and less noisy than a difference of two streams).
  *   L       end-to-end latency as pLogP defines it, from RTT(0) = 2 (L + g(0)):
  *           L = RTT(0)/2 - g(0) (clamped at 0.01 us).
+ *   gamma   (mbmpi's reduction models) the local cost of combining one byte:
+ *           MPI_Reduce_local of 256 KiB of floats with MPI_SUM at rank 0,
+ *           microseconds per byte.
  * The cost of one MPI_Wtime call is measured and subtracted from o_s, o_r.
  *
  * Output (-o FILE, default stdout): the mbmpi pLogP parameter file
  *     # mbmpi pLogP parameters v1
  *     # provider <name>, measured <date> by bench/plogp
  *     L <us>
+ *     gamma <us per byte>
  *     # m_bytes  os_us  or_us  g_us
  *     1 0.30 0.35 0.50
  *     ...
@@ -114,6 +118,34 @@ static double wtime_cost(void)
         v[r] = (t - t0) / 1000.0;
     }
     return median(v, 7);
+}
+
+/* gamma: microseconds per byte of MPI_Reduce_local (MPI_SUM, floats), the
+ * median of reps repetitions over 256 KiB; -1 when it cannot be measured. */
+static double measure_gamma(int reps, double scale)
+{
+    enum { N = 65536 };
+    float *in = malloc(N * sizeof(float)), *io = malloc(N * sizeof(float));
+    double *v = malloc(sizeof(double) * (size_t)reps), gamma = -1.0;
+    long iters = (long)(20 * scale) < 2 ? 2 : (long)(20 * scale);
+    if (in && io && v) {
+        for (int i = 0; i < N; i++) {
+            in[i] = (float)(i % 7);
+            io[i] = 1.0f;
+        }
+        MPI_Reduce_local(in, io, N, MPI_FLOAT, MPI_SUM); /* warm-up: page faults, caches */
+        for (int r = 0; r < reps; r++) {
+            double t0 = MPI_Wtime();
+            for (long i = 0; i < iters; i++)
+                MPI_Reduce_local(in, io, N, MPI_FLOAT, MPI_SUM);
+            v[r] = (MPI_Wtime() - t0) / (double)iters;
+        }
+        gamma = median(v, reps) * 1e6 / (double)(N * sizeof(float));
+    }
+    free(in);
+    free(io);
+    free(v);
+    return gamma;
 }
 
 /* One repetition of quantity q at size m with n iterations; returns seconds
@@ -288,6 +320,7 @@ int main(int argc, char **argv)
 
     int rc = 0;
     if (rank == 0) {
+        double gamma = measure_gamma(reps, scale);
         char prov[128], date[64];
         time_t now = time(NULL);
         provider_name(prov_opt, prov, sizeof prov);
@@ -311,6 +344,8 @@ int main(int argc, char **argv)
                        "%d reps, -i %g\n",
                     res[0][Q_RTT], res[0][Q_G], res[0][Q_OS], res[0][Q_OR], reps, scale);
             fprintf(f, "L %.3f\n", L);
+            if (gamma > 0)
+                fprintf(f, "gamma %.6f\n", gamma);
             fprintf(f, "# m_bytes  os_us  or_us  g_us\n");
             for (int k = 1; k < nsizes; k++)
                 fprintf(f, "%ld %.3f %.3f %.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR], res[k][Q_G]);

@@ -10,7 +10,14 @@
 #          loads: MBMPI_PLOGP_FILE, or mpi/coll/params/<p>.plogp embedded as
 #          the defaults by scripts/gen_plogp_defaults.sh), plogp_<p>.csv and
 #          plogp_<p>.png (o_s, o_r, g and RTT/2 against m, log-log, L as a
-#          line). Prints how to install the files as the built-in defaults.
+#          line). Then fits the all-to-all contention ratio c of each file
+#          (the seed's network "signature"): times alltoall "rotated" forced
+#          at P in PLOGP_FIT_NP with that file loaded, asks the model (bench/coll
+#          --predict-only) for T0 and T1, its prediction with c = 0 and c = 1
+#          (T(c) = T0 + c (T1 - T0)), takes c = the median over (P, m) of
+#          (measured - T0) / (T1 - T0) clipped to [0, 1], and writes it into
+#          the file as "contention <c>". Prints how to install the files as
+#          the built-in defaults.
 #   coll   builds build/bench/coll and, for every provider of COLL_PROVIDERS
 #          x operation of COLL_OPS x P of COLL_NP, times every algorithm
 #          (forced) and the automatic choice (one bin/mpirun job each), then
@@ -39,6 +46,7 @@
 #   COLL_ROUNDS (3)              peers: rounds of mbmpi, Open MPI, MPICH
 #   PLOGP_PROVIDERS ("shm tcp"), PLOGP_REPS (5), PLOGP_SCALE (1.0),
 #   PLOGP_MAX (4M), PLOGP_TIMEOUT (120)
+#   PLOGP_FIT_NP ("4 8"; empty: no contention fit), PLOGP_FIT_SIZES (1:1M)
 #   MBMPI_PLOGP_FILE             passed on to the ranks: the model's parameters
 #   BENCH_OUT (bench/out)
 # With the defaults `coll` runs 8 jobs and ends within about 5 minutes on 2
@@ -167,9 +175,61 @@ if [ "$MODE" = plogp ]; then
             -r "${PLOGP_REPS:-5}" -i "${PLOGP_SCALE:-1.0}" -m "${PLOGP_MAX:-4M}" \
             -o "$OUT/plogp_$p.plogp" --csv "$OUT/plogp_$p.csv"
     done
+    # ---- the all-to-all contention ratio of each file
+    FIT_NP=${PLOGP_FIT_NP-4 8}
+    if [ -n "$FIT_NP" ] && ! grep -q MBMPI_HAVE_COLL_EXT mpi/include/mpi.h; then
+        note "mpi.h has no MBMPI_HAVE_COLL_EXT: no contention fit"
+        FIT_NP=""
+    fi
+    if [ -n "$FIT_NP" ] && build bin/mpicc bench/coll.c "$BUILD/coll"; then
+        total=$((total + $(echo $PPROVS | wc -w) * $(echo $FIT_NP | wc -w)))
+        for p in $PPROVS; do
+            f=$OUT/plogp_$p.plogp
+            [ -s "$f" ] || continue
+            # the file with c = 0 and c = 1 (any contention line replaced)
+            for c in 0 1; do
+                awk -v c=$c '$1 == "contention" { next } { print } $1 == "L" { print "contention " c }' "$f" \
+                    >"$OUT/plogp_${p}_c$c.plogp"
+            done
+            for np in $FIT_NP; do
+                tag=plogp_fit_${p}_P$np
+                rm -f "$OUT/$tag".*.csv
+                one_job "$tag" "fit contention $(provname "$p") P=$np" "$TMO" \
+                    env MBMPI_PLOGP_FILE="$f" bin/mpirun -n "$np" --provider "$p" --timeout "$TMO" "$BUILD/coll" \
+                    -c alltoall -a rotated -m "${PLOGP_FIT_SIZES:-1:1M}" -f 4 -r 3 -t 40 --csv "$OUT/$tag.meas.csv" ||
+                    continue
+                for c in 0 1; do
+                    env MBMPI_PLOGP_FILE="$OUT/plogp_${p}_c$c.plogp" bin/mpirun -n "$np" --provider "$p" --timeout 30 \
+                        "$BUILD/coll" -c alltoall -a rotated -m "${PLOGP_FIT_SIZES:-1:1M}" -f 4 --predict-only \
+                        --csv "$OUT/$tag.c$c.csv" >/dev/null 2>>"$OUT/$tag.err"
+                done
+                [ -s "$OUT/$tag.err" ] || rm -f "$OUT/$tag.err"
+            done
+            # c per point, then the median; rows: op,P,m,algo,measured,predicted,chosen
+            c=$(for np in $FIT_NP; do
+                    tag=plogp_fit_${p}_P$np
+                    [ -s "$OUT/$tag.meas.csv" ] && [ -s "$OUT/$tag.c0.csv" ] && [ -s "$OUT/$tag.c1.csv" ] || continue
+                    awk -F, 'FNR == 1 { n++; next } $4 != "rotated" { next }
+                        n == 1 { t0[$3] = $6 } n == 2 { t1[$3] = $6 } n == 3 && $5 > 0 { meas[$3] = $5 }
+                        END { for (m in meas) if (m in t0 && m in t1 && t1[m] - t0[m] > 1e-9 * t1[m]) {
+                                  c = (meas[m] - t0[m]) / (t1[m] - t0[m]); print (c < 0 ? 0 : c > 1 ? 1 : c) } }' \
+                        "$OUT/$tag.c0.csv" "$OUT/$tag.c1.csv" "$OUT/$tag.meas.csv"
+                done | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.3f %d", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, NR }')
+            rm -f "$OUT/plogp_${p}_c0.plogp" "$OUT/plogp_${p}_c1.plogp"
+            if [ -n "$c" ]; then
+                set -- $c
+                awk -v c="$1" '$1 == "contention" { next } { print } $1 == "L" { print "contention " c }' "$f" >"$f.tmp" &&
+                    mv "$f.tmp" "$f"
+                note "$(provname "$p"): all-to-all contention ratio $1 (median of $2 points), written to $f"
+            else
+                note "$(provname "$p"): no point to fit the contention ratio on (the model's default stays)"
+            fi
+        done
+    fi
+
     for p in $PPROVS; do
         [ -s "$OUT/plogp_$p.plogp" ] || continue
-        echo "# $OUT/plogp_$p.plogp: $(grep '^L ' "$OUT/plogp_$p.plogp")"
+        echo "# $OUT/plogp_$p.plogp: $(grep -E '^(L|gamma|contention) ' "$OUT/plogp_$p.plogp" | tr '\n' ' ')"
         printf '# %-8s %9s %9s %9s %9s\n' m os_us or_us g_us rtt/2_us
         awk -F, 'NR > 1 && ($1 <= 1 || $1 == 64 || $1 == 1024 || $1 == 16384 || $1 == 65536 || $1 == 1048576 || $1 == 4194304) {
             printf "  %-8s %9.3f %9.3f %9.3f %9.3f\n", $1, $2, $3, $4, $5 / 2 }' "$OUT/plogp_$p.csv"
