@@ -29,7 +29,9 @@
  * precomputed per length).
  *
  * Usage: ft [S|W|A|B|C]. Exit 0 when verification succeeded, 1 when it
- * failed, 2 for an invalid class or process count.
+ * failed, 2 for an invalid class or process count. With NPB_TIMERS=1 in the
+ * environment (the reference's timer.flag) rank 0 also prints where the
+ * time went: FFTs, evolution, Alltoall, checksums.
  */
 #include <math.h>
 #include <mpi.h>
@@ -44,6 +46,9 @@
 #define ALPHA 1.0e-6
 #define BATCH 16            /* lines transformed together */
 #define MAXITER 20
+
+/* Timers (npb.h numbers them); all but T_TOTAL and T_INIT only with NPB_TIMERS. */
+enum { T_TOTAL, T_INIT, T_SETUP, T_FFT, T_EVOLVE, T_ALLTOALL, T_CHECKSUM, T_LAST };
 
 typedef struct {
     double re, im;
@@ -67,7 +72,20 @@ static struct {
     double *sr[2], *si[2];      /* scratch columns for the batched FFT */
     cplx *u0, *w1, *w2;
     double sums[MAXITER + 1][2];
+    int timeron;                /* NPB_TIMERS set */
 } g;
+
+static void tstart(int t)
+{
+    if (g.timeron)
+        timer_start(t);
+}
+
+static void tstop(int t)
+{
+    if (g.timeron)
+        timer_stop(t);
+}
 
 static void *xmalloc(size_t bytes)
 {
@@ -273,7 +291,9 @@ static void transpose(cplx **src, cplx **dst)
         *dst = t;
         return;
     }
+    tstart(T_ALLTOALL);
     MPI_Alltoall(*src, (int)(2 * g.blk), MPI_DOUBLE, *dst, (int)(2 * g.blk), MPI_DOUBLE, MPI_COMM_WORLD);
+    tstop(T_ALLTOALL);
 }
 
 /* ------------------------------------------------------------ the benchmark steps */
@@ -415,14 +435,20 @@ static int verify(char cls)
  * and factors are recomputed each time because the reference times them. */
 static void init_and_forward(void)
 {
+    tstart(T_SETUP);
     compute_factors();
     compute_initial_conditions(g.w1);
     plan_init(&g.px, g.nx);
     plan_init(&g.py, g.ny);
     plan_init(&g.pz, g.nz);
+    tstop(T_SETUP);
+    tstart(T_FFT);
     fft_xy(g.w1, -1);
+    tstop(T_FFT);
     transpose(&g.w1, &g.u0);
+    tstart(T_FFT);
     fft_z(g.u0, -1);
+    tstop(T_FFT);
 }
 
 static void plans_free(void)
@@ -432,6 +458,28 @@ static void plans_free(void)
         free(ps[i]->wr);
         free(ps[i]->wi);
     }
+}
+
+/* With NPB_TIMERS: per timer the minimum, maximum and average over ranks. */
+static void print_timers(void)
+{
+    static const char *const names[T_LAST + 2] = {"total", "init", "setup", "fft", "evolve",
+                                                  "alltoall", "checksum", "totcomp", "totcomm"};
+    double t1[T_LAST + 2], tmin[T_LAST + 2], tmax[T_LAST + 2], tsum[T_LAST + 2];
+    for (int i = 0; i < T_LAST; i++)
+        t1[i] = timer_read(i);
+    t1[T_LAST + 1] = t1[T_ALLTOALL] + t1[T_CHECKSUM];     /* the checksum is mostly its MPI_Reduce */
+    t1[T_LAST] = t1[T_TOTAL] - t1[T_LAST + 1];
+    MPI_Reduce(t1, tmin, T_LAST + 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(t1, tmax, T_LAST + 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(t1, tsum, T_LAST + 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (g.rank != 0)
+        return;
+    printf(" nprocs = %6d           minimum     maximum     average\n", g.nprocs);
+    for (int i = 0; i < T_LAST + 2; i++)
+        printf(" timer %2d (%8s) :  %10.4f  %10.4f  %10.4f\n", i, names[i], tmin[i], tmax[i],
+               tsum[i] / g.nprocs);
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -479,6 +527,11 @@ int main(int argc, char **argv)
     g.u0 = xmalloc(g.ntdivnp * sizeof(cplx));
     g.w1 = xmalloc(g.ntdivnp * sizeof(cplx));
     g.w2 = xmalloc(g.ntdivnp * sizeof(cplx));
+    /* First touch here, not in the timed part (the warm-up pass below leaves
+     * w2, and on one process one of the swapped buffers, untouched). */
+    memset(g.u0, 0, g.ntdivnp * sizeof(cplx));
+    memset(g.w1, 0, g.ntdivnp * sizeof(cplx));
+    memset(g.w2, 0, g.ntdivnp * sizeof(cplx));
     g.fx = xmalloc((size_t)g.nx * sizeof(double));
     g.fyz = xmalloc((size_t)g.yl * g.nz * sizeof(double));
     int nmax = g.nx > g.ny ? g.nx : g.ny;
@@ -495,30 +548,42 @@ int main(int argc, char **argv)
         g.offz[z] = (int)((size_t)(z / g.zl) * g.blk) + (z % g.zl) * g.nx;
 
     /* One untimed pass touches all data (as the reference does). */
-    timer_clear(0);
-    timer_clear(1);
-    timer_start(1);
+    const char *tf = getenv("NPB_TIMERS");
+    g.timeron = tf && *tf && strcmp(tf, "0") != 0;
+    for (int i = 0; i < T_LAST; i++)
+        timer_clear(i);
+    timer_start(T_INIT);
     init_and_forward();
     plans_free();
-    timer_stop(1);
+    timer_stop(T_INIT);
     if (g.rank == 0)
-        printf("\n Initialization time = %12.4f\n\n", timer_read(1));
+        printf("\n Initialization time = %12.4f\n\n", timer_read(T_INIT));
+    for (int i = T_SETUP; i < T_LAST; i++)
+        timer_clear(i);
 
     MPI_Barrier(MPI_COMM_WORLD);
-    timer_start(0);
+    timer_start(T_TOTAL);
     init_and_forward();
     for (int it = 1; it <= g.niter; it++) {
+        tstart(T_EVOLVE);
         evolve(g.u0, g.w1);
+        tstop(T_EVOLVE);
+        tstart(T_FFT);
         fft_z(g.w1, +1);
+        tstop(T_FFT);
         transpose(&g.w1, &g.w2);
+        tstart(T_FFT);
         fft_xy(g.w2, +1);
+        tstop(T_FFT);
+        tstart(T_CHECKSUM);
         checksum(it, g.w2);
+        tstop(T_CHECKSUM);
     }
     int verified = g.rank == 0 ? verify(cls) : 0;
-    timer_stop(0);
+    timer_stop(T_TOTAL);
     plans_free();
 
-    double t0 = timer_read(0), t = 0.0;
+    double t0 = timer_read(T_TOTAL), t = 0.0;
     MPI_Reduce(&t0, &t, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (g.rank == 0) {
         double nt = (double)g.nx * g.ny * g.nz;
@@ -528,6 +593,8 @@ int main(int argc, char **argv)
         npb_print_results("FT", cls, g.nx, g.ny, g.nz, g.niter, np, t, mops, "floating point", verified);
         printf(" Precise time    = %.6f s\n", t); /* for npb/run_npb.sh */
     }
+    if (g.timeron)
+        print_timers();
     MPI_Bcast(&verified, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     return verified ? 0 : 1;

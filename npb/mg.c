@@ -31,12 +31,14 @@
  * The axes are done in order, the later ones including the ghost lines just
  * received, so edges and corners come out right. Levels too coarse to give
  * every process a point (2^k < max P) are not split: the residual of the
- * finest such-level's parent is gathered to every rank (MPI_Allgather) and
- * the few coarsest levels are computed redundantly; the reference instead
+ * coarsest split level is gathered to every rank (MPI_Allgather) and the
+ * levels below it are computed redundantly by all; the reference instead
  * leaves processes idle there. Both give the same numbers.
  *
  * Usage: mg [S|W|A|B|C]. Exit 0 when verification succeeded, 1 when it
- * failed, 2 for an invalid class or process count.
+ * failed, 2 for an invalid class or process count. With NPB_TIMERS=1 in the
+ * environment (the reference's timer.flag) rank 0 also prints where the
+ * time went: halo exchanges, reductions, computation.
  */
 #include <math.h>
 #include <mpi.h>
@@ -52,6 +54,9 @@
 #define SEED 314159265.0       /* zran3 seed (specification) */
 #define TAG_UP 701             /* face travelling towards higher coordinates */
 #define TAG_DOWN 702           /* face travelling towards lower coordinates */
+
+/* Timers (npb.h numbers them); all but T_BENCH and T_INIT only with NPB_TIMERS. */
+enum { T_BENCH, T_INIT, T_COMM3, T_RCOMM, T_LAST };
 
 /* One grid level as held by this rank. */
 typedef struct {
@@ -78,7 +83,20 @@ static struct {
     double *t1, *t2;            /* row temporaries of the stencils */
     int *tab1, *tab2;           /* interpolation / restriction index tables */
     double a[4], cs[4];         /* residual and smoother coefficients */
+    int timeron;                /* NPB_TIMERS set: time the communication */
 } g;
+
+static void tstart(int t)
+{
+    if (g.timeron)
+        timer_start(t);
+}
+
+static void tstop(int t)
+{
+    if (g.timeron)
+        timer_stop(t);
+}
 
 #define IX(L, i1, i2, i3) ((size_t)(i1) + (size_t)(L)->m[0] * ((size_t)(i2) + (size_t)(L)->m[1] * (size_t)(i3)))
 
@@ -136,11 +154,13 @@ static void comm3_axis(const level_t *L, double *x, int ax)
             cnt++;
         }
     MPI_Request rq[2];
+    tstart(T_COMM3);
     MPI_Irecv(rlo, cnt, MPI_DOUBLE, g.nbr[ax][0], TAG_UP, MPI_COMM_WORLD, &rq[0]);
     MPI_Irecv(rhi, cnt, MPI_DOUBLE, g.nbr[ax][1], TAG_DOWN, MPI_COMM_WORLD, &rq[1]);
     MPI_Send(shi, cnt, MPI_DOUBLE, g.nbr[ax][1], TAG_UP, MPI_COMM_WORLD);
     MPI_Send(slo, cnt, MPI_DOUBLE, g.nbr[ax][0], TAG_DOWN, MPI_COMM_WORLD);
     MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    tstop(T_COMM3);
     cnt = 0;
     for (int j2 = lo2; j2 < hi2; j2++)
         for (int j1 = lo1; j1 < hi1; j1++) {
@@ -312,7 +332,9 @@ static void gather_level(int k)
         for (int i2 = 1; i2 <= L->n[1]; i2++)
             for (int i1 = 1; i1 <= L->n[0]; i1++)
                 g.gsend[c++] = g.r[k][IX(L, i1, i2, i3)];
+    tstart(T_RCOMM);
     MPI_Allgather(g.gsend, (int)blk, MPI_DOUBLE, g.grecv, (int)blk, MPI_DOUBLE, MPI_COMM_WORLD);
+    tstop(T_RCOMM);
     for (int q = 0; q < g.nprocs; q++) {
         int qc[3] = {q % g.P[0], (q / g.P[0]) % g.P[1], q / (g.P[0] * g.P[1])};
         const double *src = g.grecv + (size_t)q * blk;
@@ -369,8 +391,10 @@ static void norm2u3(const double *x, double *rnm2, double *rnmu)
             }
         }
     double in[1] = {s}, out[1];
+    tstart(T_RCOMM);
     MPI_Allreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&mx, rnmu, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    tstop(T_RCOMM);
     *rnm2 = sqrt(out[0] / ((double)g.N * (double)g.N * (double)g.N));
 }
 
@@ -530,6 +554,27 @@ static void setup(void)
 
 /* ------------------------------------------------------------ main */
 
+/* With NPB_TIMERS: per timer the minimum, maximum and average over ranks. */
+static void print_timers(void)
+{
+    static const char *const names[T_LAST + 2] = {"total", "init", "comm3", "rcomm", "totcomp", "totcomm"};
+    double t1[T_LAST + 2], tmin[T_LAST + 2], tmax[T_LAST + 2], tsum[T_LAST + 2];
+    for (int i = 0; i < T_LAST; i++)
+        t1[i] = timer_read(i);
+    t1[T_LAST + 1] = t1[T_COMM3] + t1[T_RCOMM];
+    t1[T_LAST] = t1[T_BENCH] - t1[T_LAST + 1];
+    MPI_Reduce(t1, tmin, T_LAST + 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(t1, tmax, T_LAST + 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(t1, tsum, T_LAST + 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (g.rank != 0)
+        return;
+    printf(" nprocs = %6d           minimum     maximum     average\n", g.nprocs);
+    for (int i = 0; i < T_LAST + 2; i++)
+        printf(" timer %2d (%8s) :  %10.4f  %10.4f  %10.4f\n", i, names[i], tmin[i], tmax[i],
+               tsum[i] / g.nprocs);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -587,9 +632,11 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
 
-    timer_clear(0);
-    timer_clear(1);
-    timer_start(1);
+    const char *tf = getenv("NPB_TIMERS");
+    g.timeron = tf && *tf && strcmp(tf, "0") != 0;
+    for (int i = 0; i < T_LAST; i++)
+        timer_clear(i);
+    timer_start(T_INIT);
     setup();
     const level_t *T = &g.lv[g.lt];
     double rnm2, rnmu;
@@ -602,12 +649,14 @@ int main(int argc, char **argv)
     resid(T, g.u[g.lt], g.v, g.r[g.lt]);
     zero3(T, g.u[g.lt]);
     zran3(g.v);
-    timer_stop(1);
+    timer_stop(T_INIT);
     if (g.rank == 0)
-        printf(" Initialization time: %15.3f seconds\n\n", timer_read(1));
+        printf(" Initialization time: %15.3f seconds\n\n", timer_read(T_INIT));
+    timer_clear(T_COMM3);
+    timer_clear(T_RCOMM);
 
     MPI_Barrier(MPI_COMM_WORLD);
-    timer_start(0);
+    timer_start(T_BENCH);
     resid(T, g.u[g.lt], g.v, g.r[g.lt]);
     norm2u3(g.r[g.lt], &rnm2, &rnmu);
     for (int it = 1; it <= g.nit; it++) {
@@ -619,9 +668,9 @@ int main(int argc, char **argv)
         resid(T, g.u[g.lt], g.v, g.r[g.lt]);
     }
     norm2u3(g.r[g.lt], &rnm2, &rnmu);
-    timer_stop(0);
+    timer_stop(T_BENCH);
 
-    double t0 = timer_read(0), t = 0.0;
+    double t0 = timer_read(T_BENCH), t = 0.0;
     MPI_Reduce(&t0, &t, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     int verified = 0;
     if (g.rank == 0) {
@@ -642,6 +691,8 @@ int main(int argc, char **argv)
         npb_print_results("MG", cls, g.N, g.N, g.N, g.nit, g.nprocs, t, mops, "floating point", verified);
         printf(" Precise time    = %.6f s\n", t); /* for npb/run_npb.sh */
     }
+    if (g.timeron)
+        print_timers();
     MPI_Bcast(&verified, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     return verified ? 0 : 1;
