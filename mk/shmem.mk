@@ -1,0 +1,11 @@
+# mk/shmem.mk: mbmpi's own shared-memory transport (transport/shmem.c,
+# --provider mbshm). The transport itself is built into lib/libmpi.a by the
+# top Makefile; this adds its unit test (run under valgrind by `make test`,
+# like every build/unit/test_*). tests/suites/shmem.sh runs the MPI manifest,
+# a stress run and the cleanup check over mbshm.
+
+$(BUILD)/unit/test_shmem: tests/unit/test_shmem.c transport/shmem.c transport/transport.h util/log.c util/status.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) tests/unit/test_shmem.c util/log.c util/status.c $(CMOCKA_LIBS) -o $@
+
+TEST_BUILD += $(BUILD)/unit/test_shmem

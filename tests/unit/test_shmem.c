@@ -1,0 +1,301 @@
+/*
+ * tests/unit/test_shmem.c: unit tests of transport/shmem.c (mbshm) with two
+ * or three endpoints in one process (the segments and rings are the real
+ * ones; process_vm_writev targets this very process). The source is
+ * included so the tests can reach the rings and forge bad messages.
+ */
+#include "transport/shmem.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#define NEP 3
+
+typedef struct ep {
+    tl_t *tl;
+    int rank;
+    unsigned nrecv;
+    size_t last_len;
+    char last[70000];
+    unsigned nnotify;
+    uint32_t last_notify;
+    unsigned ntx_done;
+    void *last_ctx;
+} ep_t;
+
+static ep_t eps[NEP];
+
+static void cb_recv(void *arg, const void *buf, size_t len)
+{
+    ep_t *e = arg;
+    e->nrecv++;
+    e->last_len = len;
+    if (len <= sizeof(e->last))
+        memcpy(e->last, buf, len);
+}
+
+static void cb_notify(void *arg, uint32_t data)
+{
+    ep_t *e = arg;
+    e->nnotify++;
+    e->last_notify = data;
+}
+
+static void cb_tx_done(void *arg, void *ctx, int status)
+{
+    ep_t *e = arg;
+    assert_int_equal(status, UT_OK);
+    e->ntx_done++;
+    e->last_ctx = ctx;
+}
+
+/* Opens and connects NEP endpoints (ring 64 KiB: wraps come quickly). */
+static int setup(void **state)
+{
+    char job[32], addrs[NEP][sizeof(shm_addr_t)];
+    size_t len;
+    int i;
+
+    (void)state;
+    snprintf(job, sizeof(job), "unit%ld", (long)getpid());
+    setenv("MBMPI_JOBID", job, 1);
+    setenv("MBMPI_SHM_RING", "64K", 1);
+    memset(eps, 0, sizeof(eps));
+    for (i = 0; i < NEP; i++) {
+        tl_params_t p = {.rank = i, .size = NEP, .min_fifo_free = 4096};
+        tl_callbacks_t cb = {.recv = cb_recv, .notify = cb_notify, .tx_done = cb_tx_done, .arg = &eps[i]};
+        eps[i].rank = i;
+        assert_int_equal(tl_shmem_ops.open(&p, &cb, &eps[i].tl), UT_OK);
+        len = sizeof(addrs[i]);
+        assert_int_equal(tl_get_addr(eps[i].tl, addrs[i], &len), UT_OK);
+        assert_int_equal(len, sizeof(shm_addr_t));
+    }
+    for (i = 0; i < NEP; i++)
+        assert_int_equal(tl_connect(eps[i].tl, addrs, sizeof(shm_addr_t)), UT_OK);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    int i;
+    (void)state;
+    for (i = 0; i < NEP; i++)
+        tl_close(eps[i].tl);
+    unsetenv("MBMPI_SHM_RING");
+    return 0;
+}
+
+static void drain(int i)
+{
+    while (tl_progress(eps[i].tl) > 0)
+        ;
+}
+
+static int send1(int from, int to, const void *buf, size_t len)
+{
+    struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+    return tl_send(eps[from].tl, to, &iov, 1, NULL);
+}
+
+static void test_caps(void **state)
+{
+    const tl_caps_t *c = &eps[0].tl->caps;
+    (void)state;
+    assert_string_equal(c->name, "mbshm");
+    assert_int_equal(c->max_msg, 4096);
+    assert_int_equal(c->fd, -1);
+    assert_true(c->fifo_bytes >= (NEP - 1) * c->max_msg);
+    assert_int_equal(((tl_shmem_t *)eps[0].tl)->ring_size, 64 << 10);
+}
+
+static void test_send_iov_and_order(void **state)
+{
+    char a[] = "hello, ", b[] = "ring";
+    struct iovec iov[2] = {{a, 7}, {b, 5}};
+    unsigned i;
+    (void)state;
+
+    assert_int_equal(tl_send(eps[0].tl, 1, iov, 2, NULL), UT_OK);
+    assert_int_equal(eps[1].nrecv, 0); /* nothing before progress */
+    drain(1);
+    assert_int_equal(eps[1].nrecv, 1);
+    assert_int_equal(eps[1].last_len, 12);
+    assert_string_equal(eps[1].last, "hello, ring");
+    /* Empty message, then many small ones in order across several wraps. */
+    assert_int_equal(send1(2, 1, "", 0), UT_OK);
+    drain(1);
+    assert_int_equal(eps[1].nrecv, 2);
+    assert_int_equal(eps[1].last_len, 0);
+    for (i = 0; i < 5000; i++) {
+        uint32_t v = i;
+        while (send1(0, 1, &v, sizeof(v)) == UT_ERR_NO_RESOURCE)
+            tl_progress(eps[1].tl);
+        if (i % 7 == 0) {
+            tl_progress(eps[1].tl);
+        }
+    }
+    drain(1);
+    assert_int_equal(eps[1].nrecv, 5002);
+    assert_int_equal(*(uint32_t *)eps[1].last, 4999);
+    /* Too big */
+    {
+        static char big[8192];
+        assert_int_equal(send1(0, 1, big, sizeof(big)), UT_ERR_INVALID_PARAM);
+        assert_int_equal(send1(0, 0, big, 8), UT_ERR_UNREACHABLE);
+    }
+}
+
+static void test_ring_full(void **state)
+{
+    static char msg[4096];
+    int n = 0, rc;
+    (void)state;
+
+    while ((rc = send1(0, 2, msg, sizeof(msg))) == UT_OK)
+        n++;
+    assert_int_equal(rc, UT_ERR_NO_RESOURCE);
+    assert_true(n >= 14 && n <= 16); /* 64 KiB ring, 4096 + 64 bytes each */
+    drain(2);
+    assert_int_equal(eps[2].nrecv, (unsigned)n);
+    assert_int_equal(send1(0, 2, msg, sizeof(msg)), UT_OK);
+    drain(2);
+}
+
+static void test_write_ring_and_checks(void **state)
+{
+    static char dst[200000], src[200000];
+    tl_mr_t *mr;
+    tl_rkey_t rk, bad;
+    char ctx[TL_OP_CTX_SIZE];
+    int rc;
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < sizeof(src); i++)
+        src[i] = (char)(i * 7 + 1);
+    memset(dst, 0, sizeof(dst));
+    assert_int_equal(tl_mem_reg(eps[1].tl, dst, sizeof(dst), &mr, &rk), UT_OK);
+    assert_true((rk.key & (SHM_TABLE_SLOTS - 1)) == mr->slot);
+
+    /* Small write with notify: through the ring. */
+    assert_int_equal(tl_write(eps[0].tl, 1, src, 100, &rk, 10, 1, 0xabc, ctx), UT_OK);
+    assert_int_equal(dst[10], 0); /* the target copies during its progress */
+    drain(1);
+    assert_memory_equal(dst + 10, src, 100);
+    assert_int_equal(eps[1].nnotify, 1);
+    assert_int_equal(eps[1].last_notify, 0xabc);
+
+    /* Big write without CMA: pipelined fragments, tx_done at the end. */
+    ((tl_shmem_t *)eps[0].tl)->peers[1].cma = 0;
+    rc = tl_write(eps[0].tl, 1, src, sizeof(src), &rk, 0, 1, 77, ctx);
+    assert_int_equal(rc, UT_INPROGRESS);
+    assert_int_equal(send1(0, 1, "x", 1), UT_ERR_NO_RESOURCE); /* stays behind the write */
+    while (eps[0].ntx_done == 0) {
+        tl_progress(eps[1].tl);
+        tl_progress(eps[0].tl);
+    }
+    assert_ptr_equal(eps[0].last_ctx, ctx);
+    drain(1);
+    assert_memory_equal(dst, src, sizeof(src));
+    assert_int_equal(eps[1].nnotify, 2);
+    assert_int_equal(eps[1].last_notify, 77);
+
+    /* Single copy (process_vm_writev into this process) when allowed. */
+    ((tl_shmem_t *)eps[0].tl)->peers[1].cma = 1;
+    memset(dst, 0, sizeof(dst));
+    rc = tl_write(eps[0].tl, 1, src, 100000, &rk, 5, 1, 78, ctx);
+    assert_int_equal(rc, UT_OK);
+    drain(1);
+    assert_int_equal(eps[1].last_notify, 78);
+    assert_memory_equal(dst + 5, src, 100000);
+
+    /* A foreign key: refused at the sender (CMA) or counted at the target. */
+    bad = rk;
+    bad.key ^= (uint64_t)1 << 40;
+    assert_int_equal(tl_write(eps[0].tl, 1, src, 100000, &bad, 0, 1, 1, ctx), UT_ERR_PERM);
+    assert_int_equal(tl_write(eps[0].tl, 1, src, 10, &bad, 0, 1, 1, ctx), UT_OK);
+    memset(dst, 0, 16);
+    drain(1);
+    assert_int_equal(tl_shmem_rejected_writes(eps[1].tl), 1);
+    assert_int_equal(dst[0], 0);
+    assert_int_equal(eps[1].last_notify, 78); /* no notification either */
+
+    /* Out of bounds: the rkey the sender holds claims more than registered. */
+    bad = rk;
+    bad.len = sizeof(dst) + 65536;
+    assert_int_equal(tl_write(eps[0].tl, 1, src, 100, &bad, sizeof(dst) - 50, 0, 0, ctx), UT_OK);
+    assert_int_equal(tl_write(eps[0].tl, 1, src, 40000, &bad, sizeof(dst) - 100, 0, 0, ctx), UT_ERR_PERM);
+    drain(1);
+    assert_int_equal(tl_shmem_rejected_writes(eps[1].tl), 2);
+
+    /* After dereg the key is dead both ways. */
+    tl_mem_dereg(eps[1].tl, mr);
+    assert_int_equal(tl_write(eps[0].tl, 1, src, 100000, &rk, 0, 0, 0, ctx), UT_ERR_PERM);
+    assert_int_equal(tl_write(eps[0].tl, 1, src, 10, &rk, 0, 0, 0, ctx), UT_OK);
+    drain(1);
+    assert_int_equal(tl_shmem_rejected_writes(eps[1].tl), 3);
+}
+
+/* Forge a message in rank 0's ring at rank 1, as a broken peer would. */
+static void forge(int type, uint32_t len)
+{
+    tl_shmem_t *t = (tl_shmem_t *)eps[0].tl;
+    shm_peer_t *p = &t->peers[1];
+    uint64_t pos = shm_reserve(t, p, SHM_LINE);
+    shm_hdr_t *h;
+
+    assert_true(pos != UINT64_MAX);
+    h = (shm_hdr_t *)(p->tx_data + (pos & t->ring_mask));
+    h->len = len;
+    h->type = (uint8_t)type;
+    h->flags = 0;
+    shm_publish(p, h, pos, SHM_LINE);
+}
+
+static void test_malformed(void **state)
+{
+    unsigned before = eps[1].nrecv;
+    (void)state;
+
+    forge(99, 8); /* unknown kind, sane length: dropped alone */
+    assert_int_equal(send1(0, 1, "ok", 3), UT_OK);
+    drain(1);
+    assert_int_equal(tl_shmem_malformed(eps[1].tl), 1);
+    assert_int_equal(eps[1].nrecv, before + 1);
+    assert_string_equal(eps[1].last, "ok");
+
+    forge(SHM_T_SEND, 0x7fffffff); /* length past the ring: that ring is no longer read */
+    assert_int_equal(send1(0, 1, "lost", 5), UT_OK);
+    drain(1);
+    assert_int_equal(tl_shmem_malformed(eps[1].tl), 2);
+    assert_int_equal(eps[1].nrecv, before + 1);
+    /* Other senders are unaffected. */
+    assert_int_equal(send1(2, 1, "fine", 5), UT_OK);
+    drain(1);
+    assert_int_equal(eps[1].nrecv, before + 2);
+    assert_string_equal(eps[1].last, "fine");
+}
+
+static void test_stamp_unique(void **state)
+{
+    uint64_t salt = 0x1234, a = shm_stamp(salt, 0), b = shm_stamp(salt, 64), c = shm_stamp(salt, 64 << 20);
+    (void)state;
+    assert_true(a != b && b != c && a != c);
+    assert_true(shm_stamp(0, 0) != 0); /* fresh zero memory is never a message */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_send_iov_and_order),
+        cmocka_unit_test(test_ring_full),
+        cmocka_unit_test(test_write_ring_and_checks),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_stamp_unique),
+    };
+    ut_log_level = -1; /* the refusals below are expected */
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
