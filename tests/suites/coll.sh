@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tests/suites/coll.sh: the collective algorithms and their pLogP selection
+# (mpi/coll/). Runs tests/coll/manifest on shm (P = 1..9) and its P = 3 and 4
+# lines on tcp;ofi_rxm, then checks that MBMPI_PLOGP_FILE loads the shipped
+# parameter files and refuses malformed ones. Ends with "N passed, M failed"
+# and exits non-zero when M > 0. Budget: about 2-3 minutes on two cores.
+set -u
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 1
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# add the "N passed, M failed" of one run.sh output
+tally() {
+    local line
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "not ok - $2 printed no summary"
+        fail=$((fail + 1))
+        return
+    fi
+    pass=$((pass + $(echo "$line" | awk '{print $1}')))
+    fail=$((fail + $(echo "$line" | awk '{print $3}')))
+}
+
+tests/mpi/run.sh --src tests/coll --manifest tests/coll/manifest --providers shm --timeout 120 | tee "$tmp/shm"
+tally "$tmp/shm" "shm run"
+tests/mpi/run.sh --src tests/coll --manifest tests/coll/manifest --providers tcp --timeout 120 \
+    --filter '^coll_(algos|isolation) np=(3|4)$' | tee "$tmp/tcp"
+tally "$tmp/tcp" "tcp run"
+
+# MBMPI_PLOGP_FILE: the shipped files load; malformed ones fail MPI_Init
+# with a message naming the line
+bin=build/tests/coll/coll_env
+check() { # name expect(ok|fail) word file
+    local out rc
+    out=$(MBMPI_PLOGP_FILE="$4" timeout -k 5 60 bin/mpirun -n 2 --provider shm --timeout 60 "$bin" 2>&1)
+    rc=$?
+    if { [ "$2" = ok ] && [ $rc = 0 ]; } || { [ "$2" = fail ] && [ $rc != 0 ] && grep -q -- "$3" <<<"$out"; }; then
+        echo "ok - plogp file: $1"
+        pass=$((pass + 1))
+    else
+        echo "not ok - plogp file: $1 (exit $rc): $(tail -n 3 <<<"$out" | tr '\n' '|')"
+        fail=$((fail + 1))
+    fi
+}
+check "shipped shm.plogp" ok "" mpi/coll/params/shm.plogp
+check "shipped tcp.plogp" ok "" mpi/coll/params/tcp.plogp
+printf '# not the header\nL 1\n1 1 1 1\n2 1 1 1\n' >"$tmp/hdr.plogp"
+check "wrong header" fail "line 1" "$tmp/hdr.plogp"
+printf '# mbmpi pLogP parameters v1\n1 1 1 1\n2 1 1 1\n' >"$tmp/nol.plogp"
+check "no L line" fail "no \"L" "$tmp/nol.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 x 1\n' >"$tmp/num.plogp"
+check "garbage number" fail "line 4" "$tmp/num.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n4 1 1 1\n2 1 1 1\n' >"$tmp/ord.plogp"
+check "unsorted sizes" fail "increasing" "$tmp/ord.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1\n' >"$tmp/fld.plogp"
+check "three fields" fail "line 3" "$tmp/fld.plogp"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
