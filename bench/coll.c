@@ -7,9 +7,10 @@
  * cannot pipeline: the pLogP models predict the completion time of one call,
  * and the OSU benchmarks time the same way), and computes its mean time per
  * call, barriers excluded; the batch's time is the maximum over the ranks;
- * the reported time is the median over REPS batches. Before the batches one call runs with a
- * known pattern and its result is checked (a wrong result is reported and
- * makes the exit status 1). Root 0 for the rooted operations.
+ * the reported time is the median over REPS batches. Before the batches
+ * one call runs with a known pattern and its result is checked (a wrong
+ * result is reported and makes the exit status 1). Root 0 for the rooted
+ * operations.
  *
  * Built against mbmpi (MBMPI_HAVE_COLL_EXT from mpi.h), for every size it
  * forces each algorithm of the operation in turn (MPIX_Coll_force) that the
@@ -55,7 +56,16 @@
 #define NAME_LEN 64
 #define TAG_RESULT 7
 
-enum op_kind { OP_BCAST, OP_SCATTER, OP_GATHER, OP_ALLTOALL, OP_ALLREDUCE, OP_REDUCE, OP_ALLGATHER, OP_BARRIER };
+enum op_kind {
+    OP_BCAST,
+    OP_SCATTER,
+    OP_GATHER,
+    OP_ALLTOALL,
+    OP_ALLREDUCE,
+    OP_REDUCE,
+    OP_ALLGATHER,
+    OP_BARRIER
+};
 static const char *const op_names[] = {"bcast",  "scatter", "gather",    "alltoall",
                                        "allreduce", "reduce", "allgather", "barrier"};
 #define N_OPS ((int)(sizeof op_names / sizeof op_names[0]))
@@ -330,12 +340,12 @@ static double time_point(const char *algo, long m, long iters, int reps)
     int rc = run_once(m);
     long bad = rc == MPI_SUCCESS ? check(m) : 0;
     if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op], algo, m,
-                rc);
+        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op],
+                algo, m, rc);
         bad_rc = 1;
     } else if (bad >= 0) {
-        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: WRONG RESULT at index %ld\n", rank, op_names[op], algo, m,
-                bad);
+        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: WRONG RESULT at index %ld\n", rank, op_names[op],
+                algo, m, bad);
         errors++;
     }
     for (int r = 0; r < reps; r++) {
@@ -348,8 +358,8 @@ static double time_point(const char *algo, long m, long iters, int reps)
         }
         t /= (double)iters;
         if (rc != MPI_SUCCESS && !bad_rc) {
-            fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op], algo,
-                    m, rc);
+            fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank,
+                    op_names[op], algo, m, rc);
             bad_rc = 1;
         }
         v[r] = max_over_ranks(t);
@@ -452,7 +462,8 @@ int main(int argc, char **argv)
         mmin = mmax = 0;
 #ifndef MBMPI_HAVE_COLL_EXT
     if (predict_only && rank == 0)
-        fprintf(stderr, "coll: --predict-only needs mbmpi (MBMPI_HAVE_COLL_EXT); timing the library's choice\n");
+        fprintf(stderr, "coll: --predict-only needs mbmpi (MBMPI_HAVE_COLL_EXT); "
+                        "timing the library's choice\n");
     predict_only = 0;
     osu = 1;
     if (nalgo_opt && rank == 0)
@@ -595,13 +606,14 @@ int main(int argc, char **argv)
                     continue;
                 }
                 if (meas[i] < 0)
-                    printf("%-11ld %-26s %12s %12.2f %9s\n", m, label, predict_only ? "-" : "FAIL", pred[i], "-");
+                    printf("%-11ld %-26s %12s %12.2f %9s\n", m, label, predict_only ? "-" : "FAIL", pred[i],
+                           "-");
                 else
                     printf("%-11ld %-26s %12.2f %12.2f %9.2f\n", m, label, meas[i], pred[i],
                            meas[i] > 0 ? pred[i] / meas[i] : 0.0);
                 if (cf)
-                    fprintf(cf, "%s,%d,%ld,%s,%.3f,%.3f,%s\n", op_names[op], nprocs, m, i < nalgo ? algo[i] : "auto",
-                            meas[i], pred[i], i < nalgo ? "" : chosen);
+                    fprintf(cf, "%s,%d,%ld,%s,%.3f,%.3f,%s\n", op_names[op], nprocs, m,
+                            i < nalgo ? algo[i] : "auto", meas[i], pred[i], i < nalgo ? "" : chosen);
             }
             if (predict_only) {
                 /* nothing measured, nothing to compare */

@@ -40,9 +40,9 @@
 #   COLL_PROVIDERS (shm)         providers of `coll` (e.g. "shm tcp")
 #   COLL_SIZES (1:1M), COLL_FACTOR (4)   bench/coll -m and -f
 #   COLL_REPS (3), COLL_ITERS (bench/coll's default)   -r, -i
-#   COLL_RUN_BUDGET (25)         bench/coll -t: no new size after this long
+#   COLL_RUN_BUDGET (25; peers 10)   bench/coll -t: no new size after this long
 #   COLL_TIMEOUT (60)            seconds per job (mpirun --timeout + timeout)
-#   COLL_BUDGET (270)            no job starts after this many seconds
+#   COLL_BUDGET (270; peers 600) no job starts after this many seconds
 #   COLL_ROUNDS (3)              peers: rounds of mbmpi, Open MPI, MPICH
 #   PLOGP_PROVIDERS ("shm tcp"), PLOGP_REPS (5), PLOGP_SCALE (1.0),
 #   PLOGP_MAX (4M), PLOGP_TIMEOUT (120)
@@ -65,9 +65,14 @@ SIZES=${COLL_SIZES:-1:1M}
 FACTOR=${COLL_FACTOR:-4}
 REPS=${COLL_REPS:-3}
 ITERS=${COLL_ITERS:-}
-RUN_BUDGET=${COLL_RUN_BUDGET:-25}
+if [ "$MODE" = peers ]; then
+    RUN_BUDGET=${COLL_RUN_BUDGET:-10}
+    BUDGET=${COLL_BUDGET:-600}
+else
+    RUN_BUDGET=${COLL_RUN_BUDGET:-25}
+    BUDGET=${COLL_BUDGET:-270}
+fi
 TMO=${COLL_TIMEOUT:-60}
-BUDGET=${COLL_BUDGET:-270}
 ROUNDS=${COLL_ROUNDS:-3}
 OUT=${BENCH_OUT:-bench/out}
 BUILD=build/bench
@@ -408,7 +413,8 @@ launch() { # launch <impl> <np> <timeout>: the launcher words
 
 total=$(($(echo $OPS | wc -w) * $(echo $NPS | wc -w) * ROUNDS * $(echo $IMPLS | wc -w)))
 commands=()
-for op in $OPS; do for np in $NPS; do for round in $(seq 1 "$ROUNDS"); do for impl in $IMPLS; do
+# rounds outermost: when the budget runs out, it is the last rounds that are lost
+for round in $(seq 1 "$ROUNDS"); do for op in $OPS; do for np in $NPS; do for impl in $IMPLS; do
     tag=coll_peers_${impl}_${op}_P${np}_r$round
     rm -f "$OUT/$tag.csv"
     if ! t=$(run_timeout); then skip_job "round $round $op P=$np ${NAME[$impl]}"; continue; fi
@@ -450,6 +456,10 @@ for op in $OPS; do for np in $NPS; do
         fmt 2 "$m"; fmt 2 "$o"; fmt 2 "$p"; fmt 2 "$(ratio "$m" "$o")"; fmt 2 "$(ratio "$m" "$p")"
         printf '\n'
     done
+    # the issue's targets: no size slower than 1.1x, most faster
+    awk -F, 'NR > 1 { for (k = 5; k <= 6; k++) if ($k != "") { n[k]++; if ($k < 1) f[k]++; if ($k > 1.1) s[k]++; if ($k > w[k]) w[k] = $k } }
+        END { printf "# mbmpi faster than Open MPI at %d of %d sizes (%d slower than 1.1x, worst %.2fx), than MPICH at %d of %d (%d, worst %.2fx)\n",
+              f[5], n[5], s[5], w[5], f[6], n[6], s[6], w[6] }' "$csv"
 done; done
 printf '%s\n' "${commands[@]}" >"$OUT/coll_peers_commands.txt"
 note "commands: $OUT/coll_peers_commands.txt"
