@@ -300,31 +300,36 @@ if [ "$MODE" = coll ]; then
     # median relative error |predicted - measured| / measured
     summary=$OUT/coll_summary.csv
     echo "provider,op,P,sizes,pick_fastest,pick_within_10pct,median_rel_err_pct,median_rel_err_auto_pct" >"$summary"
+    # one awk program for a job's CSV or for all of them (points keyed by file and size)
+    score='
+        function med(a, n,    i, j, t) {
+            for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : -1
+        }
+        FNR == 1 { next }
+        { op = op == "" || op == $1 ? $1 : "all"; P = P == "" || P == $2 ? $2 : "all"; k = FILENAME SUBSEP $3 }
+        $5 > 0 && $6 > 0 {
+            e = ($6 - $5) / $5; if (e < 0) e = -e
+            if ($4 == "auto") ea[++na] = e; else er[++ne] = e
+        }
+        $5 > 0 && $4 != "auto" { t[k, $4] = $5; if (!(k in best) || $5 < best[k]) best[k] = $5 }
+        $4 == "auto" { pick[k] = $7 }
+        END {
+            for (k in pick) if ((k SUBSEP pick[k]) in t && k in best) {
+                n++; r = t[k, pick[k]] / best[k]
+                if (r <= 1.0000001) f++
+                if (r <= 1.10) w++
+            }
+            printf "%s,%s,%s,%d,%d,%d,%s,%s\n", prov, op, P, n, f, w,
+                ne ? sprintf("%.1f", 100 * med(er, ne)) : "", na ? sprintf("%.1f", 100 * med(ea, na)) : ""
+        }'
+    all=()
     for tag in "${jobs[@]}"; do
         p=${tag#coll_}; p=${p%%_*}
-        awk -F, -v prov="$p" '
-            function med(a, n,    i, j, t) {
-                for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-                return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : -1
-            }
-            NR == 1 { next }
-            { op = $1; P = $2 }
-            $5 > 0 && $6 > 0 {
-                e = ($6 - $5) / $5; if (e < 0) e = -e
-                if ($4 == "auto") ea[++na] = e; else er[++ne] = e
-            }
-            $5 > 0 && $4 != "auto" { t[$3, $4] = $5; if (!($3 in best) || $5 < best[$3]) best[$3] = $5 }
-            $4 == "auto" { pick[$3] = $7 }
-            END {
-                for (m in pick) if ((m SUBSEP pick[m]) in t && m in best) {
-                    n++; r = t[m, pick[m]] / best[m]
-                    if (r <= 1.0000001) f++
-                    if (r <= 1.10) w++
-                }
-                printf "%s,%s,%d,%d,%d,%d,%s,%s\n", prov, op, P, n, f, w,
-                    ne ? sprintf("%.1f", 100 * med(er, ne)) : "", na ? sprintf("%.1f", 100 * med(ea, na)) : ""
-            }' "$OUT/$tag.csv" >>"$summary"
+        awk -F, -v prov="$p" "$score" "$OUT/$tag.csv" >>"$summary"
+        all+=("$OUT/$tag.csv")
     done
+    [ ${#all[@]} -gt 1 ] && awk -F, -v prov=all "$score" "${all[@]}" >>"$summary"
     echo "#"
     echo "# summary ($(date '+%Y-%m-%d %H:%M %Z'), load average $(cut -d' ' -f1-3 /proc/loadavg)): sizes $SIZES x$FACTOR, -r $REPS"
     echo "# pick fastest / within 10 %: sizes where the automatic pick (timed forced) was the fastest forced"
