@@ -554,6 +554,8 @@ int main(int argc, char **argv)
                 if (cf)
                     fprintf(cf, "%ld,%.3f\n", m, t);
                 fflush(stdout);
+                if (cf)
+                    fflush(cf);
             }
             if (op == OP_BARRIER)
                 break;
@@ -632,6 +634,8 @@ int main(int argc, char **argv)
                        pick < 0 ? "is not among the algorithms timed" : "was not measured");
             }
             fflush(stdout);
+            if (cf)
+                fflush(cf);
         }
 #endif
         if (op == OP_BARRIER)
