@@ -261,3 +261,56 @@ void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
     *ierr = MPI_Topo_test(*comm, &s);
     *status = s;
 }
+
+/* ---- attributes ----
+ * Only the predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO,
+ * MPI_WTIME_IS_GLOBAL, and MPI_APPNUM, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE
+ * where mpi.h has them): C hands back a pointer to an int, Fortran wants
+ * the value in an INTEGER(KIND=MPI_ADDRESS_KIND). Keyvals created by the
+ * program are not reachable from Fortran (no MPI_COMM_CREATE_KEYVAL
+ * binding), so every other keyval is refused with MPI_ERR_KEYVAL. */
+static int predefined_keyval(int k)
+{
+    switch (k) {
+    case MPI_TAG_UB:
+    case MPI_HOST:
+    case MPI_IO:
+    case MPI_WTIME_IS_GLOBAL:
+#ifdef MPI_APPNUM
+    case MPI_APPNUM:
+#endif
+#ifdef MPI_UNIVERSE_SIZE
+    case MPI_UNIVERSE_SIZE:
+#endif
+#ifdef MPI_LASTUSEDCODE
+    case MPI_LASTUSEDCODE:
+#endif
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *flag,
+                        MPI_Fint *ierr)
+{
+    int *p = NULL, f = 0;
+    if (!predefined_keyval(*keyval)) {
+        *flag = mf_logical(0);
+        *ierr = MPI_ERR_KEYVAL;
+        return;
+    }
+    *ierr = MPI_Comm_get_attr(*comm, *keyval, &p, &f);
+    *flag = mf_logical(f && p);
+    if (*ierr == MPI_SUCCESS && f && p)
+        *attribute_val = *p;
+}
+
+/* MPI-1 MPI_ATTR_GET: the value in a default INTEGER */
+void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    MPI_Aint v = 0;
+    mpi_comm_get_attr_(comm, keyval, &v, flag, ierr);
+    if (*ierr == MPI_SUCCESS && *flag)
+        *attribute_val = (MPI_Fint)v;
+}

@@ -3,7 +3,8 @@
 ! truncated receive come back in IERROR with the right class;
 ! MPI_ERROR_STRING, MPI_GET_PROCESSOR_NAME and MPI_COMM_GET_NAME fill
 ! CHARACTER arguments blank-padded; Initialized, Get_version, Wtime,
-! Wtick and the sizes of the Fortran datatypes. Prints PASS.
+! Wtick, MPI_TAG_UB through Comm_get_attr and the sizes of the Fortran
+! datatypes. Prints PASS.
       program errors
       implicit none
       include 'mpif.h'
@@ -16,6 +17,7 @@
       character*(MPI_MAX_OBJECT_NAME) name
       double precision t0, t1
       integer*8 lb, ext
+      integer(kind=MPI_ADDRESS_KIND) tagub
 
       call mpi_initialized(flag, ierr)
       call check(.not. flag .and. ierr .eq. MPI_SUCCESS,
@@ -82,6 +84,12 @@ c     error strings: blank-padded, truncated to a short CHARACTER
       call check(t1 .ge. t0 .and. t0 .gt. 0.0d0, 'Wtime')
       call check(mpi_wtick() .gt. 0.0d0 .and. mpi_wtick() .lt. 1.0d0,
      &     'Wtick')
+
+c     predefined attribute, value returned in an ADDRESS_KIND INTEGER
+      call mpi_comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tagub, flag,
+     &     ierr)
+      call check(ierr .eq. MPI_SUCCESS .and. flag .and.
+     &     tagub .ge. 32767, 'Comm_get_attr TAG_UB')
 
 c     sizes and extents of the Fortran types
       call tsize(MPI_INTEGER, 4)

@@ -1,0 +1,126 @@
+! tests/fortran/usempi.f90: the `use mpi` module (free form), a user
+! reduction op written in Fortran (MPI_OP_CREATE: the library calls the
+! Fortran subroutine with every argument by reference), Scan, Exscan,
+! Gatherv, Scatterv, Allgatherv and a persistent send/receive pair.
+! Prints PASS.
+module absmax_op
+contains
+  ! inoutvec(i) = the one of the two with the larger magnitude
+  subroutine absmax(invec, inoutvec, n, datatype)
+    implicit none
+    integer :: n, datatype, i
+    double precision :: invec(n), inoutvec(n)
+    if (datatype < 0) return
+    do i = 1, n
+      if (abs(invec(i)) > abs(inoutvec(i))) inoutvec(i) = invec(i)
+    end do
+  end subroutine absmax
+end module absmax_op
+
+program usempi
+  use mpi
+  use absmax_op
+  implicit none
+  integer :: rank, p, ierr, op, i, s, ex, right, left
+  integer :: req(2)
+  double precision :: x(3), y(3)
+  ! buffers of persistent requests change behind the compiler's back (the
+  ! classic Fortran MPI hazard): without VOLATILE, -O2 keeps stale values
+  double precision, volatile :: px(3), py(3)
+  integer, allocatable :: cnt(:), dsp(:), gat(:), mine(:)
+  integer :: total
+
+  call mpi_init(ierr)
+  call mpi_comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call mpi_comm_size(MPI_COMM_WORLD, p, ierr)
+
+  ! user op: the largest magnitude is -(p-1) (odd ranks negative)
+  call mpi_op_create(absmax, .true., op, ierr)
+  call check(ierr == MPI_SUCCESS .and. op /= MPI_OP_NULL, 'Op_create')
+  do i = 1, 3
+    x(i) = dble(rank + i)
+    if (mod(rank, 2) == 1) x(i) = -x(i)
+  end do
+  call mpi_allreduce(x, y, 3, MPI_DOUBLE_PRECISION, op, MPI_COMM_WORLD, ierr)
+  do i = 1, 3
+    if (mod(p - 1, 2) == 1) then
+      call check(y(i) == -dble(p - 1 + i), 'user op value')
+    else
+      call check(y(i) == dble(p - 1 + i), 'user op value')
+    end if
+  end do
+  call mpi_op_free(op, ierr)
+  call check(op == MPI_OP_NULL, 'Op_free')
+
+  ! Scan and Exscan of rank+1
+  call mpi_scan(rank + 1, s, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(s == (rank + 1) * (rank + 2) / 2, 'Scan')
+  ex = -5
+  call mpi_exscan(rank + 1, ex, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank > 0) call check(ex == rank * (rank + 1) / 2, 'Exscan')
+
+  ! Gatherv / Scatterv / Allgatherv: rank r contributes r+1 values r
+  allocate (cnt(p), dsp(p), mine(rank + 1))
+  total = 0
+  do i = 1, p
+    cnt(i) = i
+    dsp(i) = total
+    total = total + i
+  end do
+  allocate (gat(total))
+  mine = rank
+  gat = -1
+  call mpi_gatherv(mine, rank + 1, MPI_INTEGER, gat, cnt, dsp, MPI_INTEGER, p - 1, &
+                   MPI_COMM_WORLD, ierr)
+  if (rank == p - 1) then
+    do i = 1, p
+      call check(gat(dsp(i) + 1) == i - 1 .and. gat(dsp(i) + cnt(i)) == i - 1, 'Gatherv')
+    end do
+  end if
+  mine = -1
+  call mpi_scatterv(gat, cnt, dsp, MPI_INTEGER, mine, rank + 1, MPI_INTEGER, p - 1, &
+                    MPI_COMM_WORLD, ierr)
+  call check(all_equal(mine, rank + 1, rank), 'Scatterv')
+  gat = -1
+  mine = rank
+  call mpi_allgatherv(mine, rank + 1, MPI_INTEGER, gat, cnt, dsp, MPI_INTEGER, &
+                      MPI_COMM_WORLD, ierr)
+  do i = 1, p
+    call check(gat(dsp(i) + cnt(i)) == i - 1, 'Allgatherv')
+  end do
+
+  ! persistent requests around a ring, three rounds
+  right = mod(rank + 1, p)
+  left = mod(rank - 1 + p, p)
+  call mpi_send_init(px, 3, MPI_DOUBLE_PRECISION, right, 9, MPI_COMM_WORLD, req(1), ierr)
+  call mpi_recv_init(py, 3, MPI_DOUBLE_PRECISION, left, 9, MPI_COMM_WORLD, req(2), ierr)
+  do s = 1, 3
+    px = dble(rank * 10 + s)
+    call mpi_startall(2, req, ierr)
+    call mpi_waitall(2, req, MPI_STATUSES_IGNORE, ierr)
+    call check(all(py == dble(left * 10 + s)), 'persistent')
+  end do
+  call mpi_request_free(req(1), ierr)
+  call mpi_request_free(req(2), ierr)
+
+  call mpi_barrier(MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(A)', 'PASS'
+  call mpi_finalize(ierr)
+
+contains
+
+  logical function all_equal(v, n, val)
+    integer :: n, v(n), val
+    all_equal = all(v == val)
+  end function all_equal
+
+  subroutine check(cond, what)
+    logical :: cond
+    character(len=*) :: what
+    integer :: e
+    if (.not. cond) then
+      write (0, '(A,A)') 'FAIL usempi: ', what
+      call mpi_abort(MPI_COMM_WORLD, 1, e)
+    end if
+  end subroutine check
+end program usempi
