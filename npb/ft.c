@@ -31,7 +31,7 @@
  * Usage: ft [S|W|A|B|C]. Exit 0 when verification succeeded, 1 when it
  * failed, 2 for an invalid class or process count. With NPB_TIMERS=1 in the
  * environment (the reference's timer.flag) rank 0 also prints where the
- * time went: FFTs, evolution, Alltoall, checksums.
+ * time went: FFTs (with the evolution), Alltoall, checksums.
  */
 #include <math.h>
 #include <mpi.h>
@@ -48,7 +48,7 @@
 #define MAXITER 20
 
 /* Timers (npb.h numbers them); all but T_TOTAL and T_INIT only with NPB_TIMERS. */
-enum { T_TOTAL, T_INIT, T_SETUP, T_FFT, T_EVOLVE, T_ALLTOALL, T_CHECKSUM, T_LAST };
+enum { T_TOTAL, T_INIT, T_SETUP, T_FFT, T_ALLTOALL, T_CHECKSUM, T_LAST };
 
 typedef struct {
     double re, im;
@@ -239,15 +239,26 @@ static void fft_rows(cplx *x, size_t nlines, int dir)
 }
 
 /* FFT of the lines that run across x: element i of line x0 + b is at
- * base[off[i] + x0 + b], for every x0 in 0 .. nx-1. */
-static void fft_across(const fftplan_t *p, cplx *base, const int *off, int dir)
+ * src[off[i] + x0 + b], for every x0 in 0 .. nx-1; the result goes to the
+ * same place in dst (which may be src). With fi non-null the time evolution
+ * is done on the way in: src[..] *= fi[i] * fx[x0 + b] first (src is u0,
+ * which keeps the evolved values), saving a separate pass over the data. */
+static void fft_across(const fftplan_t *p, cplx *src, cplx *dst, const int *off, int dir,
+                       const double *fi, const double *fx)
 {
     int n = p->n;
     for (int x0 = 0; x0 < g.nx; x0 += BATCH) {
         int nb = g.nx - x0 < BATCH ? g.nx - x0 : BATCH;
         double *sr = g.sr[0], *si = g.si[0];
         for (int i = 0; i < n; i++) {
-            const cplx *c = base + off[i] + x0;
+            cplx *c = src + off[i] + x0;
+            if (fi) {
+                for (int b = 0; b < nb; b++) {
+                    double t = fi[i] * fx[x0 + b];
+                    c[b].re *= t;
+                    c[b].im *= t;
+                }
+            }
             for (int b = 0; b < nb; b++) {
                 sr[(size_t)i * nb + b] = c[b].re;
                 si[(size_t)i * nb + b] = c[b].im;
@@ -257,7 +268,7 @@ static void fft_across(const fftplan_t *p, cplx *base, const int *off, int dir)
         sr = g.sr[o];
         si = g.si[o];
         for (int i = 0; i < n; i++) {
-            cplx *c = base + off[i] + x0;
+            cplx *c = dst + off[i] + x0;
             for (int b = 0; b < nb; b++) {
                 c[b].re = sr[(size_t)i * nb + b];
                 c[b].im = si[(size_t)i * nb + b];
@@ -271,14 +282,26 @@ static void fft_xy(cplx *x, int dir)
 {
     fft_rows(x, (size_t)g.ny * g.zl, dir);
     for (int zz = 0; zz < g.zl; zz++)
-        fft_across(&g.py, x + (size_t)zz * g.nx, g.offy, dir);
+        fft_across(&g.py, x + (size_t)zz * g.nx, x + (size_t)zz * g.nx, g.offy, dir, NULL, NULL);
 }
 
-/* z FFTs of an array in layout 3. */
-static void fft_z(cplx *x, int dir)
+/* Forward z FFTs of an array in layout 3, in place. */
+static void fft_z_forward(cplx *x)
 {
-    for (int yy = 0; yy < g.yl; yy++)
-        fft_across(&g.pz, x + (size_t)yy * g.zl * g.nx, g.offz, dir);
+    for (int yy = 0; yy < g.yl; yy++) {
+        cplx *b = x + (size_t)yy * g.zl * g.nx;
+        fft_across(&g.pz, b, b, g.offz, -1, NULL, NULL);
+    }
+}
+
+/* One time step and the inverse z FFTs (layout 3): u0 *= exp(-4 alpha pi^2
+ * |k|^2), w = IFFT_z(u0). */
+static void evolve_fft_z_inverse(cplx *u0, cplx *w)
+{
+    for (int yy = 0; yy < g.yl; yy++) {
+        size_t o = (size_t)yy * g.zl * g.nx;
+        fft_across(&g.pz, u0 + o, w + o, g.offz, +1, g.fyz + (size_t)yy * g.nz, g.fx);
+    }
 }
 
 /* Layout 1 <-> layout 3 (the same exchange both ways, see the header).
@@ -328,24 +351,6 @@ static void compute_factors(void)
             g.fyz[(size_t)yy * g.nz + z] = exp(ap * (double)ky * ky) * exp(ap * (double)kz * kz);
         }
     }
-}
-
-/* u0 *= factor (layout 3), w = u0. */
-static void evolve(cplx *u0, cplx *w)
-{
-    for (int zs = 0; zs < g.nprocs; zs++)
-        for (int yy = 0; yy < g.yl; yy++)
-            for (int zz = 0; zz < g.zl; zz++) {
-                size_t o = (((size_t)zs * g.yl + yy) * g.zl + zz) * g.nx;
-                double f = g.fyz[(size_t)yy * g.nz + (size_t)zs * g.zl + zz];
-                cplx *a = u0 + o, *b = w + o;
-                for (int x = 0; x < g.nx; x++) {
-                    double t = f * g.fx[x];
-                    a[x].re *= t;
-                    a[x].im *= t;
-                    b[x] = a[x];
-                }
-            }
 }
 
 /* Checksum of iteration `it` over the 1024 specified points of x (layout 1). */
@@ -447,7 +452,7 @@ static void init_and_forward(void)
     tstop(T_FFT);
     transpose(&g.w1, &g.u0);
     tstart(T_FFT);
-    fft_z(g.u0, -1);
+    fft_z_forward(g.u0);
     tstop(T_FFT);
 }
 
@@ -463,8 +468,9 @@ static void plans_free(void)
 /* With NPB_TIMERS: per timer the minimum, maximum and average over ranks. */
 static void print_timers(void)
 {
-    static const char *const names[T_LAST + 2] = {"total", "init", "setup", "fft", "evolve",
-                                                  "alltoall", "checksum", "totcomp", "totcomm"};
+    /* "fft" includes the time evolution, done inside the inverse z FFTs */
+    static const char *const names[T_LAST + 2] = {"total", "init", "setup", "fft", "alltoall",
+                                                  "checksum", "totcomp", "totcomm"};
     double t1[T_LAST + 2], tmin[T_LAST + 2], tmax[T_LAST + 2], tsum[T_LAST + 2];
     for (int i = 0; i < T_LAST; i++)
         t1[i] = timer_read(i);
@@ -565,11 +571,8 @@ int main(int argc, char **argv)
     timer_start(T_TOTAL);
     init_and_forward();
     for (int it = 1; it <= g.niter; it++) {
-        tstart(T_EVOLVE);
-        evolve(g.u0, g.w1);
-        tstop(T_EVOLVE);
         tstart(T_FFT);
-        fft_z(g.w1, +1);
+        evolve_fft_z_inverse(g.u0, g.w1);
         tstop(T_FFT);
         transpose(&g.w1, &g.w2);
         tstart(T_FFT);
