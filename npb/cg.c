@@ -525,8 +525,8 @@ int main(int argc, char **argv)
                    zeta_ref);
         /* operation count of the reference (CG/cg.f) */
         double nz1 = (double)nonzer * (nonzer + 1);
-        double mops = tmax > 0.0 ? 1.0e-6 * 2.0 * niter * (double)na * (3.0 + nz1 + 25.0 * (5.0 + nz1) + 3.0) / tmax
-                                 : 0.0;
+        double flops = 2.0 * niter * (double)na * (3.0 + nz1 + 25.0 * (5.0 + nz1) + 3.0);
+        double mops = tmax > 0.0 ? 1.0e-6 * flops / tmax : 0.0;
         printf(" Precise time    = %.6f s\n", tmax); /* for npb/run_npb.sh */
         npb_print_results("CG", cls, na, 0, 0, niter, nprocs, tmax, mops, "floating point", verified);
     }

@@ -83,7 +83,8 @@ mbmpi_cmd() { # np kernel-binary
 
 median() { # values...
     printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g |
-        awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+        awk '{ v[NR] = $1 }
+             END { if (NR) printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b }'; }
 
@@ -142,7 +143,8 @@ peers)
         if ! timeout -k 3 120 ${LAUNCH[openmpi]} build/npb/is.openmpi S >"$OUT/peers_probe.txt" 2>&1 ||
             grep -qiE 'single.copy|cma|process_vm|ptrace' "$OUT/peers_probe.txt"; then
             LAUNCH[openmpi]="env OMPI_MCA_btl_vader_single_copy_mechanism=none ${LAUNCH[openmpi]}"
-            note "Open MPI: default single copy (CMA) failed; using OMPI_MCA_btl_vader_single_copy_mechanism=none"
+            note "Open MPI: default single copy (CMA) failed;" \
+                "using OMPI_MCA_btl_vader_single_copy_mechanism=none"
         fi
     fi
     declare -A T
@@ -168,7 +170,8 @@ peers)
             done
         done
     done
-    echo "# NPB class $CLASS, $NP processes: median time (s) of $ROUNDS alternating rounds; ratio = mbmpi / other (< 1: mbmpi faster)"
+    echo "# NPB class $CLASS, $NP processes: median time (s) of $ROUNDS alternating rounds;" \
+        "ratio = mbmpi / other (< 1: mbmpi faster)"
     echo "# mbmpi provider $PROVIDER; peers with their default transports"
     printf '%-6s %10s %10s %10s %12s %12s\n' kernel mbmpi OpenMPI MPICH mbmpi/OMPI mbmpi/MPICH
     for k in $KERNELS; do

@@ -21,7 +21,8 @@ check() { # kernel np provider
         not_ok "npb $k S np=$n $prov: build/npb/$k missing"
         return
     fi
-    timeout -k 5 $((TMO + 10)) bin/mpirun -n "$n" --provider "$prov" --timeout "$TMO" "build/npb/$k" S >"$log" 2>&1
+    timeout -k 5 $((TMO + 10)) bin/mpirun -n "$n" --provider "$prov" --timeout "$TMO" "build/npb/$k" S \
+        >"$log" 2>&1
     rc=$?
     if [ $rc = 0 ] && grep -qE 'Verification += +SUCCESSFUL' "$log"; then
         ok "npb $k S np=$n $prov ($(awk -F= '/Time in seconds/ { gsub(/ /, "", $2); print $2 }' "$log") s)"
