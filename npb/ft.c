@@ -26,7 +26,8 @@
  * transpose. FFTs run on batches of B lines at once, gathered into split
  * real/imaginary scratch columns so that the inner loop is unit stride
  * (Stockham autosort, radix 4 with one radix-2 stage for odd log2 n, twiddles
- * precomputed per length).
+ * precomputed per length); the time evolution is applied while gathering the
+ * inverse z FFTs, so it costs no pass of its own.
  *
  * Usage: ft [S|W|A|B|C]. Exit 0 when verification succeeded, 1 when it
  * failed, 2 for an invalid class or process count. With NPB_TIMERS=1 in the
