@@ -452,7 +452,7 @@ int main(int argc, char **argv)
     case 'A': na = 14000; nonzer = 11; niter = 15; shift = 20.0; zeta_ref = 17.130235054029; break;
     case 'B': na = 75000; nonzer = 13; niter = 75; shift = 60.0; zeta_ref = 22.712745482631; break;
     case 'C': na = 150000; nonzer = 15; niter = 75; shift = 110.0; zeta_ref = 28.973605592845; break;
-    default: return npb_invalid(me, "cg: invalid class (use S, W, A, B or C)");
+    default: return npb_invalid(me, NULL); /* npb_class_arg said why */
     }
     if (!npb_is_pow2(nprocs)) {
         char msg[160];

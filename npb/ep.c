@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     case 'A': m = 28; sx_ref = -4.295875165629892e+3; sy_ref = -1.580732573678431e+4; break;
     case 'B': m = 30; sx_ref = 4.033815542441498e+4; sy_ref = -2.660669192809235e+4; break;
     case 'C': m = 32; sx_ref = 4.764367927995374e+4; sy_ref = -8.084072988043731e+4; break;
-    default: return npb_invalid(rank, "ep: invalid class (use S, W, A, B or C)");
+    default: return npb_invalid(rank, NULL); /* npb_class_arg said why */
     }
     long nbatch = 1L << (m - MK);
     if (nbatch < nprocs)

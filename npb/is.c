@@ -259,7 +259,7 @@ int main(int argc, char **argv)
     case 'A': total_log2 = 23; max_key_log2 = 19; buckets_log2 = 10; ti = A_idx; tr = A_rank; break;
     case 'B': total_log2 = 25; max_key_log2 = 21; buckets_log2 = 10; ti = B_idx; tr = B_rank; break;
     case 'C': total_log2 = 27; max_key_log2 = 23; buckets_log2 = 10; ti = C_idx; tr = C_rank; break;
-    default: return npb_invalid(rank, "is: invalid class (use S, W, A, B or C)");
+    default: return npb_invalid(rank, NULL); /* npb_class_arg said why */
     }
     for (int i = 0; i < TEST_ARRAY_SIZE; i++) {
         test_index[i] = ti[i];

@@ -96,7 +96,7 @@ int npb_finish(int verified)
 
 int npb_invalid(int rank, const char *msg)
 {
-    if (rank == 0) {
+    if (rank == 0 && msg) {
         fprintf(stderr, "%s\n", msg);
         fflush(stderr);
     }

@@ -47,8 +47,9 @@ void npb_print_results(const char *name, char cls, long n1, long n2, long n3, in
  * exit status: 0 verified, 1 not. */
 int npb_finish(int verified);
 
-/* An invalid run (class or process count): rank 0 prints msg to stderr,
- * every rank finalizes; returns the exit status 2. */
+/* An invalid run (class or process count): rank 0 prints msg to stderr
+ * (nothing when msg is NULL), every rank finalizes; returns the exit
+ * status 2. */
 int npb_invalid(int rank, const char *msg);
 
 /* 1 when n is a power of two (n > 0). */
