@@ -65,7 +65,7 @@
 #define SHM_LINE 64
 #define SHM_PAGE 4096
 #define SHM_HDR 16                       /* message header */
-#define SHM_WHDR 64                      /* write fragment header (data stays line aligned) */
+#define SHM_WHDR 40                      /* write fragment header: a write of up to 24 bytes is one line */
 #define SHM_RING_DEFAULT ((size_t)256 << 10)
 #define SHM_RING_MIN ((size_t)64 << 10)
 #define SHM_RING_MAX ((size_t)64 << 20)
@@ -157,8 +157,19 @@ struct tl_mr {
     int live;
 };
 
-/* Per peer: our producer side of its ring for us, our consumer side of our
- * ring for it. Hot fields first. */
+/* Our consumer side of the ring a peer fills: what a poll touches, packed
+ * in one array so an idle poll of every peer reads few lines. */
+typedef struct shm_rx {
+    char *data;
+    uint64_t head;           /* next message position */
+    uint64_t expect;         /* its stamp */
+    uint64_t salt;
+    shm_ctl_t *ctl;
+    int src;
+    int dead;                /* malformed stream: no longer read */
+} shm_rx_t;
+
+/* Per peer: our producer side of its ring for us. Hot fields first. */
 typedef struct shm_peer {
     /* tx: the ring at the peer that we fill */
     char *tx_data;
@@ -168,12 +179,6 @@ typedef struct shm_peer {
     uint64_t tx_salt;
     shm_wop_t *pending;      /* a write being pushed (at most one) */
     void *pending_ctx;
-    /* rx: our ring that the peer fills */
-    char *rx_data;
-    shm_ctl_t *rx_ctl;
-    uint64_t rx_head;
-    uint64_t rx_salt;
-    int rx_dead;             /* malformed stream: no longer read */
     int cma;                 /* process_vm_writev into it works */
     pid_t pid;
     const shm_seg_t *seg;    /* its segment header + table, read-only */
@@ -191,6 +196,8 @@ typedef struct tl_shmem {
     uint64_t ring_mask;
     size_t frag_max;         /* largest WRITE fragment */
     shm_peer_t *peers;
+    shm_rx_t *rx;            /* size - 1 rings, by sender */
+    int nrx;
     int npending;
     int rr;                  /* round-robin start of the next poll */
     int in_progress;         /* recursion guard: messages are delivered in place */
@@ -367,7 +374,7 @@ static int shm_push_write(tl_shmem_t *t, shm_peer_t *p, shm_wop_t *w)
             if (piece >= n)
                 return 0; /* cannot be: the whole one did not fit */
             n = piece;
-            total = SHM_WHDR + n;
+            total = align_line(SHM_WHDR + n); /* <= the room: it is a multiple of 64 */
             pos = shm_reserve(t, p, total);
             if (pos == UINT64_MAX)
                 return 0;
@@ -500,11 +507,13 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
 
 /* ------------------------------------------------------------ rx side */
 
-static void shm_malformed(tl_shmem_t *t, int src, const char *what, int fatal)
+static void shm_malformed(tl_shmem_t *t, shm_rx_t *r, const char *what, int fatal)
 {
+    int src = r->src;
+
     t->malformed++;
     if (fatal) {
-        t->peers[src].rx_dead = 1;
+        r->dead = 1;
         ut_error("mbshm: malformed message from rank %d (%s): its ring is no longer read", src, what);
     } else {
         ut_warn("mbshm: dropped a malformed message from rank %d (%s)", src, what);
@@ -538,35 +547,27 @@ refuse:
             (unsigned long long)wh.key, (unsigned long long)wh.offset, len);
 }
 
-/* Handle up to `budget` messages of src's ring. Returns how many. */
-static int shm_poll_ring(tl_shmem_t *t, int src, int budget)
+/* Handle up to `budget` messages of one ring. Returns how many. */
+static int shm_poll_ring(tl_shmem_t *t, shm_rx_t *r, int budget)
 {
-    shm_peer_t *p = &t->peers[src];
-    uint64_t head = p->rx_head;
+    uint64_t head = r->head;
     int n = 0;
 
     while (n < budget) {
         size_t off = (size_t)(head & t->ring_mask);
-        const volatile shm_hdr_t *h = (const volatile shm_hdr_t *)(p->rx_data + off);
+        const volatile shm_hdr_t *h = (const volatile shm_hdr_t *)(r->data + off);
         size_t room = t->ring_size - off, total;
         uint32_t len;
         uint8_t type;
 
-        if (atomic_load_explicit((_Atomic uint64_t *)&h->stamp, memory_order_acquire) != shm_stamp(p->rx_salt, head))
+        if (atomic_load_explicit((_Atomic uint64_t *)&h->stamp, memory_order_acquire) != r->expect)
             break;
         len = h->len;
         type = h->type;
         switch (type) {
-        case SHM_T_PAD:
-            if (off == 0) {
-                shm_malformed(t, src, "padding at the ring start", 1);
-                goto out;
-            }
-            total = room;
-            break;
         case SHM_T_SEND:
             if (len > t->super.caps.max_msg || SHM_HDR + (size_t)len > room) {
-                shm_malformed(t, src, "message length", 1);
+                shm_malformed(t, r, "message length", 1);
                 goto out;
             }
             total = align_line(SHM_HDR + len);
@@ -574,11 +575,11 @@ static int shm_poll_ring(tl_shmem_t *t, int src, int budget)
             break;
         case SHM_T_WRITE:
             if (len > t->frag_max || SHM_WHDR + (size_t)len > room) {
-                shm_malformed(t, src, "write fragment length", 1);
+                shm_malformed(t, r, "write fragment length", 1);
                 goto out;
             }
             total = align_line(SHM_WHDR + len);
-            shm_rx_write(t, src, h, len);
+            shm_rx_write(t, r->src, h, len);
             break;
         case SHM_T_NOTIFY: {
             uint32_t data;
@@ -587,25 +588,32 @@ static int shm_poll_ring(tl_shmem_t *t, int src, int budget)
             t->cb.notify(t->cb.arg, data);
             break;
         }
+        case SHM_T_PAD:
+            if (off == 0) {
+                shm_malformed(t, r, "padding at the ring start", 1);
+                goto out;
+            }
+            total = room;
+            n--; /* not a message */
+            break;
         default:
             /* A message of unknown kind but sane length is skipped alone. */
             if (SHM_HDR + (size_t)len > room) {
-                shm_malformed(t, src, "unknown kind and length", 1);
+                shm_malformed(t, r, "unknown kind and length", 1);
                 goto out;
             }
-            shm_malformed(t, src, "unknown kind", 0);
+            shm_malformed(t, r, "unknown kind", 0);
             total = align_line(SHM_HDR + len);
             break;
         }
         head += total;
-        p->rx_head = head;
+        r->expect = shm_stamp(r->salt, head);
         /* Released at once: a producer short of space sees it early. */
-        atomic_store_explicit(&p->rx_ctl->head, head, memory_order_release);
-        if (type != SHM_T_PAD)
-            n++;
+        atomic_store_explicit(&r->ctl->head, head, memory_order_release);
+        n++;
     }
 out:
-    p->rx_head = head;
+    r->head = head;
     return n;
 }
 
@@ -633,26 +641,29 @@ static int shm_drive_pending(tl_shmem_t *t)
 static int shm_progress(tl_t *tl)
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;
-    int n = 0, i, src, budget = SHM_BATCH;
+    int n = 0, i, src;
+    const int budget = SHM_BATCH;
 
     if (t->in_progress)
         return 0; /* called from a callback: messages are delivered in place */
     t->in_progress = 1;
     if (t->npending)
         n += shm_drive_pending(t);
+    /* Round robin: the next poll starts after the ring that used up the
+     * budget, so a busy sender cannot starve the others. */
     src = t->rr;
-    for (i = 0; i < t->size && budget > 0; i++) {
-        shm_peer_t *p = &t->peers[src];
-        if (p->rx_data && !p->rx_dead) {
-            int k = shm_poll_ring(t, src, budget);
-            n += k;
-            budget -= k;
-        }
-        if (++src == t->size)
+    for (i = 0; i < t->nrx; i++) {
+        shm_rx_t *r = &t->rx[src];
+        if (++src == t->nrx)
             src = 0;
+        if (r->dead)
+            continue;
+        n += shm_poll_ring(t, r, budget - n);
+        if (n >= budget) {
+            t->rr = src;
+            break;
+        }
     }
-    /* Start the next poll after the ring that used up the budget. */
-    t->rr = src;
     t->in_progress = 0;
     return n;
 }
@@ -744,6 +755,7 @@ static void shm_close(tl_t *tl)
     if (t->malformed || t->rejected)
         ut_warn("mbshm: %lu malformed messages dropped, %lu writes refused", t->malformed, t->rejected);
     free(t->peers);
+    free(t->rx);
     free(t->mrs);
     free(t->free_slots);
     free(t);
@@ -801,9 +813,10 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->frag_max = ring / 4 - SHM_WHDR;
 
     t->peers = calloc((size_t)t->size, sizeof(*t->peers));
+    t->rx = calloc((size_t)t->size, sizeof(*t->rx));
     t->mrs = calloc(SHM_TABLE_SLOTS, sizeof(*t->mrs));
     t->free_slots = malloc(SHM_TABLE_SLOTS * sizeof(*t->free_slots));
-    if (!t->peers || !t->mrs || !t->free_slots) {
+    if (!t->peers || !t->rx || !t->mrs || !t->free_slots) {
         rc = UT_ERR_NO_MEMORY;
         goto err;
     }
@@ -816,12 +829,9 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->seg_size = align_page(t->seg_size);
     shm_job_id(job, sizeof(job));
     snprintf(t->path, sizeof(t->path), "/dev/shm/mbshm-%s-%d", job, t->rank);
+    /* O_EXCL: the job id is unique (mpirun: pid and 32 random bits), so an
+     * existing file belongs to someone else and is left alone. */
     fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* Left by an earlier job whose launcher had the same id and was killed. */
-        unlink(t->path);
-        fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    }
     if (fd < 0) {
         ut_error("mbshm: cannot create %s: %s", t->path, strerror(errno));
         t->path[0] = 0;
@@ -857,15 +867,19 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->seg->probe_va = (uint64_t)(uintptr_t)&t->seg->probe;
     t->table = (shm_slot_t *)((char *)t->seg + t->seg->table_off);
     for (i = 0; i < t->size; i++) {
-        shm_peer_t *p = &t->peers[i];
-        char *r = (char *)t->seg + t->seg->rings_off + (size_t)i * t->seg->ring_stride;
+        shm_rx_t *r;
+        char *ring = (char *)t->seg + t->seg->rings_off + (size_t)i * t->seg->ring_stride;
         if (i == t->rank)
             continue;
-        p->rx_ctl = (shm_ctl_t *)r;
-        p->rx_data = r + sizeof(shm_ctl_t);
-        p->rx_salt = random_u64((uint64_t)i * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)r);
-        p->rx_ctl->salt = p->rx_salt;
-        atomic_store_explicit(&p->rx_ctl->head, 0, memory_order_relaxed);
+        r = &t->rx[t->nrx++];
+        r->src = i;
+        r->ctl = (shm_ctl_t *)ring;
+        r->data = ring + sizeof(shm_ctl_t);
+        r->salt = random_u64((uint64_t)i * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)ring);
+        r->head = 0;
+        r->expect = shm_stamp(r->salt, 0);
+        r->ctl->salt = r->salt;
+        atomic_store_explicit(&r->ctl->head, 0, memory_order_relaxed);
     }
     /* Last: a peer that sees the magic sees everything above. */
     atomic_thread_fence(memory_order_release);
@@ -878,10 +892,13 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->super.caps.max_write = SHM_MAX_WRITE;
     t->super.caps.notify_bytes = 4;
     t->super.caps.fd = -1;
-    /* Each sender has a ring of its own: mbcf divides fifo_bytes by the
-     * number of peers, so this grants each one its ring (less our per-message
-     * header and padding, for which a full ring just answers NO_RESOURCE). */
-    t->super.caps.fifo_bytes = (size_t)(t->size > 1 ? t->size - 1 : 1) * ring;
+    /* Each sender has a ring of its own and mbcf divides fifo_bytes by the
+     * number of peers: each gets 3/4 of its ring in credits. A message of n
+     * bytes costs n rounded up to 256 B of credit and at most n + 79 bytes
+     * of ring (header, 64-byte alignment): 3/4 keeps the credited messages
+     * inside the ring with room for mbcf's explicit CREDIT messages, so a
+     * full ring (UT_ERR_NO_RESOURCE, retried) stays rare. */
+    t->super.caps.fifo_bytes = (size_t)(t->size > 1 ? t->size - 1 : 1) * (ring / 4 * 3);
     t->super.caps.fifo_slot = 0;
     *tl_p = &t->super;
     return UT_OK;

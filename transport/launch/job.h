@@ -51,6 +51,7 @@ typedef struct job {
     char hostname[256];
     char secret[BOOT_WIRE_SECRET_HEX + 1];
     char store_env[300];
+    char jobid[40];           /* MBMPI_JOBID: "<pid>-<random>", names /dev/shm/mbshm-<jobid>-* */
     struct rlimit nofile;     /* as inherited: restored in the ranks */
     int hup_ignored;          /* started under nohup: keep ignoring SIGHUP */
     int nofile_raised;        /* nofile differs from mpirun's own limit */

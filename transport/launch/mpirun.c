@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -329,7 +330,9 @@ static void remove_shm_files(const job_t *job)
 
     if (!d)
         return;
-    snprintf(prefix, sizeof(prefix), "mbshm-%ld-", (long)job->self);
+    if (!job->jobid[0])
+        return;
+    snprintf(prefix, sizeof(prefix), "mbshm-%s-", job->jobid);
     while ((e = readdir(d)))
         if (!strncmp(e->d_name, prefix, strlen(prefix))) {
             snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
@@ -423,6 +426,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "mpirun: cannot read /dev/urandom: %s\n", strerror(errno));
         job_free(&job);
         return 1;
+    }
+    {
+        /* Unique on this host even across pid namespaces sharing /dev/shm. */
+        uint32_t rnd = 0;
+        if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+            rnd = (uint32_t)now_ms();
+        snprintf(job.jobid, sizeof(job.jobid), "%ld-%08x", (long)job.self, rnd);
     }
     if (store_create(bind_addr, job.n, job.secret, &job.store, &port) != UT_OK) {
         job_free(&job);

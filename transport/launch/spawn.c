@@ -215,7 +215,7 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
     env[n++] = xstrdup_printf("MBMPI_HOST=%s", p->host);
     env[n++] = xstrdup_printf("MBMPI_ALL_LOCAL=%d", job->all_local);
     /* Names this job's files (transport/shmem.c segments, removed by mpirun at the end). */
-    env[n++] = xstrdup_printf("MBMPI_JOBID=%ld", (long)job->self);
+    env[n++] = xstrdup_printf("MBMPI_JOBID=%s", job->jobid);
     if (job->provider)
         env[n++] = xstrdup_printf("MBMPI_PROVIDER=%s", job->provider);
     return n;
