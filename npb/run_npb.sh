@@ -5,13 +5,13 @@
 #   npb/run_npb.sh run     [--class S] [--np 4] [--provider shm] [--kernels "ep is cg mg ft"]
 #       every present kernel once with mbmpi; one table: kernel, class, NP,
 #       time, Mop/s, verification.
-#   npb/run_npb.sh peers   [--class A] [--np 2] [--provider shm] [--rounds 3]
+#   npb/run_npb.sh peers   [--class S] [--np 2] [--provider shm] [--rounds 3]
 #       builds the same sources with mpicc.openmpi and mpicc.mpich (each
 #       skipped with a message when not installed) into build/npb/<k>.openmpi
 #       and .mpich; runs mbmpi and each peer alternately per kernel (A B C A B
 #       C ..., --rounds rounds), then prints per kernel the median time of
 #       each MPI and the ratios mbmpi/peer (< 1: mbmpi faster).
-#   npb/run_npb.sh speedup [--class A] [--nps "1 2 4 8"] [--provider shm]
+#   npb/run_npb.sh speedup [--class S] [--nps "1 2 4 8"] [--provider shm]
 #       every kernel at each NP with mbmpi; the MPI/MBCF paper's format:
 #       time and [speed-up over NP=1] per kernel and NP.
 #
@@ -25,6 +25,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 mode=${1:-run}
 [ $# -gt 0 ] && shift
+case $mode in -h | --help) sed -n '2,21p' "$0"; exit 0 ;; esac
 CLASS=S
 NP=4
 PROVIDER=shm
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --nps) NPS=$2; shift 2 ;;
     --kernels) KERNELS=$2; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "run_npb: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
