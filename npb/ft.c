@@ -379,8 +379,8 @@ static void checksum(int it, const cplx *x)
     }
 }
 
-/* Official checksums (real, imaginary) per iteration: ft.f of the NPB 3.3 /
- * 3.4 distributions, subroutine verify, csum_ref (also in the NPB 2.x ft.f). */
+/* Official checksums (real, imaginary) per iteration: NPB3.4-MPI/FT/ft.f,
+ * subroutine verify, csum_ref (the same values in NPB3.3). */
 static const double ref_s[6][2] = {
     {5.546087004964e+02, 4.845363331978e+02}, {5.546385409189e+02, 4.865304269511e+02},
     {5.546148406171e+02, 4.883910722336e+02}, {5.545423607415e+02, 4.901273169046e+02},
@@ -496,7 +496,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &g.nprocs);
 
     char cls = npb_class_arg(argc, argv, g.rank);
-    /* Sizes and iteration counts: NPB 3 specification (ft.f set_class). */
+    /* Sizes and iteration counts: NPB 3 classes (NPB3.4-MPI/FT/ft.f, set_class). */
     switch (cls) {
     case 'S': g.nx = 64;  g.ny = 64;  g.nz = 64;  g.niter = 6;  break;
     case 'W': g.nx = 128; g.ny = 128; g.nz = 32;  g.niter = 6;  break;

@@ -268,10 +268,8 @@ static void rprj3(const level_t *F, const double *r, const level_t *C, double *s
 static void interp_table(int of, int mf, int oc, int *lo, int *two)
 {
     for (int i = 0; i < mf; i++) {
-        int gf = of + i - 1;                /* may be -1 (the low ghost) */
-        int G = (gf & 1) ? (gf - 1) / 2 : gf / 2 - 1;
-        if (gf < 0)
-            G = -1;
+        int gf = of + i - 1;                /* global index; -1 for the low ghost at 0 */
+        int G = (gf & 1) ? (gf - 1) / 2 : gf / 2 - 1;   /* gf = 2G+1 or 2G+2 (gf = -1: G = -1) */
         lo[i] = G - oc + 1;
         two[i] = !(gf & 1);
     }
@@ -287,7 +285,7 @@ static void interp(const level_t *C, const double *z, const level_t *F, double *
     for (int d = 0; d < 3; d++) {
         lo[d] = g.tab1 + off;
         two[d] = g.tab2 + off;
-        interp_table(F->o[d], F->m[d], C->rep ? 0 : C->o[d], lo[d], two[d]);
+        interp_table(F->o[d], F->m[d], C->o[d], lo[d], two[d]);
         off += F->m[d];
     }
     double *restrict zr = g.t1;
@@ -582,9 +580,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &g.nprocs);
 
     char cls = npb_class_arg(argc, argv, g.rank);
-    /* Verification values: the official NPB 3.x MG results (mg.f of the
-     * NPB3.3/3.4 distributions, subroutine main, `verify_value`; the same in
-     * the NPB 3 report's table of class sizes). Class W is NPB 3's 128^3 x 4. */
+    /* Sizes, iterations and verification values: the official NPB 3.x MG
+     * results, as in NPB3.4-MPI/MG/mg.f (program mg_mpi, `verify_value`; the
+     * same in NPB3.3). Class W is NPB 3's 128^3 x 4 (NPB 2's was 64^3 x 40). */
     double verify_value = 0.0;
     switch (cls) {
     case 'S': g.N = 32;  g.nit = 4;  verify_value = 0.5307707005734e-04; break;
