@@ -16,11 +16,12 @@
 
 /* User error handlers: handle MPII_EH_FIRST + i is ehs[i]. They are never
  * reused, so a communicator keeps its handler after MPI_Errhandler_free
- * (MPI 3.1 8.3.4: freeing only drops the user's reference). */
+ * (MPI 3.1 8.3.4: freeing only drops the user's reference). Each create and
+ * each MPI_Comm_get_errhandler gives the user a reference to free. */
 #define MPII_EH_FIRST 3
 typedef struct eh_user {
     MPI_Comm_errhandler_function *fn;
-    int freed;
+    int refs;                /* the user's references */
 } eh_user_t;
 
 static eh_user_t *ehs;
@@ -37,7 +38,7 @@ static eh_user_t *eh_user_get(MPI_Errhandler h)
 static int eh_valid(MPI_Errhandler h)
 {
     eh_user_t *u = eh_user_get(h);
-    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || (u && !u->freed);
+    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || (u && u->refs > 0);
 }
 
 __attribute__((noreturn)) static void err_fatal(int errcode, const char *msg)
@@ -116,7 +117,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
         return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     ehs = t;
     ehs[nehs].fn = comm_errhandler_fn;
-    ehs[nehs].freed = 0;
+    ehs[nehs].refs = 1;
     *errhandler = MPII_EH_FIRST + nehs++;
     return MPI_SUCCESS;
 }
@@ -161,6 +162,8 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     if (!errhandler)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_get_errhandler", "errhandler is NULL");
     *errhandler = c->errhandler;
+    if (eh_user_get(c->errhandler))
+        eh_user_get(c->errhandler)->refs++; /* a new reference (MPI 3.1 8.3.2) */
     return MPI_SUCCESS;
 }
 
@@ -170,7 +173,7 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
     if (!errhandler || !eh_valid(*errhandler))
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler");
     if (eh_user_get(*errhandler))
-        eh_user_get(*errhandler)->freed = 1;
+        eh_user_get(*errhandler)->refs--;
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
