@@ -505,17 +505,14 @@ int main(int argc, char **argv)
     case 'C': g.nx = 512; g.ny = 512; g.nz = 512; g.niter = 20; break;
     default: break;
     }
-    if (!cls) {
-        MPI_Finalize();
-        return 2;
-    }
+    if (!cls)
+        return npb_invalid(g.rank, NULL);      /* npb_class_arg said why */
     int np = g.nprocs;
-    if ((np & (np - 1)) != 0 || np > g.ny || np > g.nz) {
-        if (g.rank == 0)
-            fprintf(stderr, "ft: class %c needs a power-of-two number of processes, at most %d (got %d)\n",
-                    cls, g.ny < g.nz ? g.ny : g.nz, np);
-        MPI_Finalize();
-        return 2;
+    if (!npb_is_pow2(np) || np > g.ny || np > g.nz) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "ft: invalid number of processes %d (class %c needs a power of two, "
+                 "at most %d)", np, cls, g.ny < g.nz ? g.ny : g.nz);
+        return npb_invalid(g.rank, msg);
     }
     g.zl = g.nz / np;
     g.yl = g.ny / np;
@@ -599,7 +596,5 @@ int main(int argc, char **argv)
     }
     if (g.timeron)
         print_timers();
-    MPI_Bcast(&verified, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return verified ? 0 : 1;
+    return npb_finish(verified);
 }

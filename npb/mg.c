@@ -592,19 +592,16 @@ int main(int argc, char **argv)
     case 'C': g.N = 512; g.nit = 20; verify_value = 0.5706732285740e-06; break;
     default: break;
     }
-    if (!cls) {
-        MPI_Finalize();
-        return 2;
-    }
+    if (!cls)
+        return npb_invalid(g.rank, NULL);      /* npb_class_arg said why */
     g.lt = ilog2(g.N);
     int logp = ilog2(g.nprocs);
     int maxp = 1 << (logp - logp / 3 - (logp - logp / 3) / 2);
-    if ((g.nprocs & (g.nprocs - 1)) != 0 || g.N / maxp < 2) {
-        if (g.rank == 0)
-            fprintf(stderr, "mg: class %c needs a power-of-two number of processes with at most %ld "
-                    "per grid axis (got %d)\n", cls, g.N / 2, g.nprocs);
-        MPI_Finalize();
-        return 2;
+    if (!npb_is_pow2(g.nprocs) || g.N / maxp < 2) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "mg: invalid number of processes %d (class %c needs a power of two, "
+                 "at most %ld along each axis of the process grid)", g.nprocs, cls, g.N / 2);
+        return npb_invalid(g.rank, msg);
     }
 
     g.a[0] = -8.0 / 3.0;
@@ -691,7 +688,5 @@ int main(int argc, char **argv)
     }
     if (g.timeron)
         print_timers();
-    MPI_Bcast(&verified, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return verified ? 0 : 1;
+    return npb_finish(verified);
 }
