@@ -429,7 +429,7 @@ static int verify(char cls)
     int ok = 1;
     for (int i = 1; i <= g.niter; i++) {
         double dr = g.sums[i][0] - ref[i - 1][0], di = g.sums[i][1] - ref[i - 1][1];
-        double err = sqrt(dr * dr + di * di) / sqrt(ref[i - 1][0] * ref[i - 1][0] + ref[i - 1][1] * ref[i - 1][1]);
+        double err = hypot(dr, di) / hypot(ref[i - 1][0], ref[i - 1][1]);
         if (!(err <= 1.0e-12))     /* NaN fails too */
             ok = 0;
     }

@@ -98,7 +98,9 @@ static void tstop(int t)
         timer_stop(t);
 }
 
-#define IX(L, i1, i2, i3) ((size_t)(i1) + (size_t)(L)->m[0] * ((size_t)(i2) + (size_t)(L)->m[1] * (size_t)(i3)))
+/* Index of local point (i1, i2, i3) of level L; 0 and m-1 are the ghosts. */
+#define IX(L, i1, i2, i3) \
+    ((size_t)(i1) + (size_t)(L)->m[0] * ((size_t)(i2) + (size_t)(L)->m[1] * (size_t)(i3)))
 
 static void *xmalloc(size_t bytes)
 {
