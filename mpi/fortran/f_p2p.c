@@ -5,7 +5,8 @@
  * A Fortran status is an INTEGER array of MPI_STATUS_SIZE holding the bytes
  * of the C MPI_Status; MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE are
  * recognised by address (fortran.h). Indices returned by Waitany, Testany,
- * Waitsome and Testsome are 1-based in Fortran.
+ * Waitsome and Testsome are 1-based in Fortran. Also the buffered-send
+ * buffer and the matched probes (Mprobe, Improbe, Mrecv, Imrecv).
  */
 #include "mpi/fortran/fortran.h"
 
@@ -116,7 +117,7 @@ void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
 NONBLOCKING_SEND(mpi_isend_, MPI_Isend)
 NONBLOCKING_SEND(mpi_issend_, MPI_Issend)
 NONBLOCKING_SEND(mpi_irsend_, MPI_Irsend)
-NONBLOCKING_SEND(mpi_ibsend_, MPI_Isend) /* Bsend is Send here (no attached buffer needed) */
+NONBLOCKING_SEND(mpi_ibsend_, MPI_Ibsend)
 NONBLOCKING_SEND(mpi_send_init_, MPI_Send_init)
 NONBLOCKING_SEND(mpi_ssend_init_, MPI_Ssend_init)
 NONBLOCKING_SEND(mpi_rsend_init_, MPI_Rsend_init)
@@ -331,4 +332,73 @@ void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MP
     mf_status_in(status, &st);
     *ierr = MPI_Get_elements(&st, *datatype, &c);
     *count = c;
+}
+
+/* ---- buffered-send buffer ---- */
+
+void mpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
+{
+    *ierr = MPI_Buffer_attach(buffer, *size);
+}
+
+/* Fortran cannot use the address C returns (MPI 3.1 3.6.1: BUFFER_ADDR is
+ * a choice argument that is not assigned), so it is dropped. */
+void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
+{
+    void *addr = NULL;
+    int sz = 0;
+    (void)buffer_addr;
+    *ierr = MPI_Buffer_detach(&addr, &sz);
+    *size = sz;
+}
+
+/* ---- matched probes (message handles are INTEGERs like the others) ---- */
+
+_Static_assert(sizeof(MPI_Message) == sizeof(MPI_Fint), "messages are INTEGERs");
+
+void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status,
+                 MPI_Fint *ierr)
+{
+    MPI_Status st;
+    MPI_Message m = MPI_MESSAGE_NULL;
+    *ierr = MPI_Mprobe(*source, *tag, *comm, &m, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *message = m;
+    if (*ierr == MPI_SUCCESS)
+        mf_status_out(&st, status);
+}
+
+void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message,
+                  MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    MPI_Message m = MPI_MESSAGE_NULL;
+    int f = 0;
+    *ierr = MPI_Improbe(*source, *tag, *comm, &f, &m, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *flag = mf_logical(f);
+    if (f) {
+        *message = m;
+        if (*ierr == MPI_SUCCESS)
+            mf_status_out(&st, status);
+    }
+}
+
+void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status,
+                MPI_Fint *ierr)
+{
+    MPI_Status st;
+    MPI_Message m = *message;
+    *ierr = MPI_Mrecv(mf_buf(buf), *count, *datatype, &m, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *message = m;
+    if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
+        mf_status_out(&st, status);
+}
+
+void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request,
+                 MPI_Fint *ierr)
+{
+    MPI_Message m = *message;
+    MPI_Request r = MPI_REQUEST_NULL;
+    *ierr = MPI_Imrecv(mf_buf(buf), *count, *datatype, &m, &r);
+    *message = m;
+    *request = r;
 }
