@@ -1,7 +1,8 @@
 /*
  * mpi/fortran/f_env.c: Fortran 77 bindings of the environment calls (Init,
- * Finalize, Abort, Wtime, processor name, versions), error handlers and
- * strings, and the handle conversion functions of C (MPI_Comm_f2c ...).
+ * Finalize, Abort, Wtime, processor name, versions), error handlers
+ * (including handlers written in Fortran), error classes and strings, and
+ * the handle conversion functions of C (MPI_Comm_f2c ...).
  * Also defines the common blocks that hold mpif.h's sentinels.
  */
 #include "mpi/fortran/fortran.h"
@@ -161,6 +162,47 @@ void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr)
     MPI_Errhandler e = *errhandler;
     *ierr = MPI_Errhandler_free(&e);
     *errhandler = e;
+}
+
+/* A Fortran handler SUBROUTINE H(COMM, ERRCODE) takes both arguments by
+ * reference, as MPI_Comm_errhandler_function does: the library calls it
+ * directly (with no further arguments). */
+void mpi_comm_create_errhandler_(MPI_Comm_errhandler_function *function, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    MPI_Errhandler e = MPI_ERRHANDLER_NULL;
+    *ierr = MPI_Comm_create_errhandler(function, &e);
+    *errhandler = e;
+}
+
+void mpi_errhandler_create_(MPI_Comm_errhandler_function *function, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    mpi_comm_create_errhandler_(function, errhandler, ierr);
+}
+
+void mpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    *ierr = MPI_Comm_call_errhandler(*comm, *errorcode);
+}
+
+void mpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr)
+{
+    int c = 0;
+    *ierr = MPI_Add_error_class(&c);
+    *errorclass = c;
+}
+
+void mpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    int c = 0;
+    *ierr = MPI_Add_error_code(*errorclass, &c);
+    *errorcode = c;
+}
+
+void mpi_add_error_string_(MPI_Fint *errorcode, const char *string, MPI_Fint *ierr, size_t string_len)
+{
+    char *s = mf_cstring(string, string_len);
+    *ierr = s ? MPI_Add_error_string(*errorcode, s) : MPI_ERR_NO_MEM;
+    free(s);
 }
 
 void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierr, size_t string_len)

@@ -3,8 +3,9 @@
 ! truncated receive come back in IERROR with the right class;
 ! MPI_ERROR_STRING, MPI_GET_PROCESSOR_NAME and MPI_COMM_GET_NAME fill
 ! CHARACTER arguments blank-padded; Initialized, Get_version, Wtime,
-! Wtick, MPI_TAG_UB through Comm_get_attr and the sizes of the Fortran
-! datatypes. Prints PASS.
+! Wtick, MPI_TAG_UB through Comm_get_attr, an error handler written in
+! Fortran, error classes, codes and strings of the program's own, and
+! the sizes of the Fortran datatypes. Prints PASS.
       program errors
       implicit none
       include 'mpif.h'
@@ -18,6 +19,10 @@
       double precision t0, t1
       integer*8 lb, ext
       integer(kind=MPI_ADDRESS_KIND) tagub
+      integer dup
+      external fhandler
+      integer hcalls, hcomm, hcode
+      common /hstate/ hcalls, hcomm, hcode
 
       call mpi_initialized(flag, ierr)
       call check(.not. flag .and. ierr .eq. MPI_SUCCESS,
@@ -85,6 +90,27 @@ c     error strings: blank-padded, truncated to a short CHARACTER
       call check(mpi_wtick() .gt. 0.0d0 .and. mpi_wtick() .lt. 1.0d0,
      &     'Wtick')
 
+c     an error handler written in Fortran, on a duplicate of WORLD
+      call mpi_comm_dup(MPI_COMM_WORLD, dup, ierr)
+      call mpi_comm_create_errhandler(fhandler, eh, ierr)
+      call check(ierr .eq. MPI_SUCCESS, 'Comm_create_errhandler')
+      call mpi_comm_set_errhandler(dup, eh, ierr)
+      hcalls = 0
+      call mpi_send(buf, 1, MPI_INTEGER, p + 9, 0, dup, ierr)
+      call check(hcalls .eq. 1 .and. hcomm .eq. dup .and.
+     &     hcode .eq. MPI_ERR_RANK, 'Fortran handler called')
+c     our own class, code and string, raised through the handler
+      call mpi_add_error_class(cls, ierr)
+      call mpi_add_error_code(cls, i, ierr)
+      call mpi_add_error_string(i, 'my own error   ', ierr)
+      call mpi_error_string(i, msg, len, ierr)
+      call check(msg(1:len) .eq. 'my own error', 'Add_error_string')
+      call mpi_comm_call_errhandler(dup, i, ierr)
+      call check(hcalls .eq. 2 .and. hcode .eq. i,
+     &     'Comm_call_errhandler')
+      call mpi_errhandler_free(eh, ierr)
+      call mpi_comm_free(dup, ierr)
+
 c     predefined attribute, value returned in an ADDRESS_KIND INTEGER
       call mpi_comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tagub, flag,
      &     ierr)
@@ -112,6 +138,17 @@ c     sizes and extents of the Fortran types
       if (rank .eq. 0) print '(A)', 'PASS'
       call mpi_finalize(ierr)
       call check(ierr .eq. MPI_SUCCESS, 'Finalize')
+      end
+
+c     the error handler: counts its calls and keeps its arguments
+      subroutine fhandler(comm, code)
+      implicit none
+      integer comm, code
+      integer hcalls, hcomm, hcode
+      common /hstate/ hcalls, hcomm, hcode
+      hcalls = hcalls + 1
+      hcomm = comm
+      hcode = code
       end
 
       subroutine tsize(t, want)
