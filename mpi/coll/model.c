@@ -455,8 +455,8 @@ static void verbose_line(mpii_coll_op_t op, int P, size_t bytes, const choice_t 
     if (ch->algo >= 0 && (o->algos[ch->algo].flags & A_SEG))
         snprintf(seg, sizeof(seg), " (segment %.0f B)", ch->seg);
     if (forced_algo >= 0) {
-        fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: %s forced (predicted %.2f us)\n", o->name, P, bytes,
-                o->algos[forced_algo].name, ch->t);
+        fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: %s%s forced (predicted %.2f us)\n", o->name, P, bytes,
+                o->algos[forced_algo].name, seg, ch->t);
         return;
     }
     if (ch->second >= 0)

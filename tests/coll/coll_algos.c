@@ -135,7 +135,7 @@ static void test_bcast(MPI_Comm comm, int rank, int p)
     for (int t = 0; t < T_NTYPES; t++)
         for (int ci = 0; ci <= NCOUNTS; ci++) {
             /* the extra count is large enough for several segments */
-            long n = ci < NCOUNTS ? counts[ci] : (t == T_INT ? 40000 : 0);
+            long n = ci < NCOUNTS ? counts[ci] : (t == T_INT ? 40000 : t == T_VEC ? 12000 : 0);
             if (ci == NCOUNTS && n == 0)
                 continue;
             for (int ri = 0; ri < nroots; ri++) {

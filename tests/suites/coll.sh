@@ -59,5 +59,18 @@ check "unsorted sizes" fail "increasing" "$tmp/ord.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1\n' >"$tmp/fld.plogp"
 check "three fields" fail "line 3" "$tmp/fld.plogp"
 
+# the issue's check: at P = 8 a Bcast of 8 B and one of 4 MiB pick different
+# algorithms, each printed with its predicted time and runner-up
+out=$(MBMPI_COLL_VERBOSE=1 timeout -k 5 120 bin/mpirun -n 8 --provider shm --timeout 120 "$bin" 2>&1)
+small=$(sed -n 's/^mbmpi coll: bcast P=8 m=8 B: chose \([a-z_]*\).*runner-up.*/\1/p' <<<"$out")
+large=$(sed -n 's/^mbmpi coll: bcast P=8 m=4194304 B: chose \([a-z_]*\).*runner-up.*/\1/p' <<<"$out")
+if [ -n "$small" ] && [ -n "$large" ] && [ "$small" != "$large" ]; then
+    echo "ok - bcast P=8: 8 B -> $small, 4 MiB -> $large"
+    pass=$((pass + 1))
+else
+    echo "not ok - bcast P=8: 8 B -> '$small', 4 MiB -> '$large' (want two different algorithms)"
+    fail=$((fail + 1))
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
