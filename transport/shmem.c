@@ -75,7 +75,18 @@
 #define SHM_BATCH 32                     /* messages per progress call */
 #define SHM_MAX_WRITE ((size_t)1 << 30)
 
-enum { SHM_T_SEND = 1, SHM_T_WRITE = 2, SHM_T_NOTIFY = 3, SHM_T_PAD = 4 };
+enum {
+    SHM_T_SEND = 1,
+    SHM_T_WRITE = 2,
+    SHM_T_NOTIFY = 3,
+    SHM_T_PAD = 4,
+    SHM_T_PULL = 5,          /* target: copy the sender's bytes in yourself (process_vm_readv), then ACK */
+    SHM_T_ACK = 6,           /* the pull named by the cookie is done */
+    SHM_T_NOTIFY_IF = 7,     /* notify, unless the sender's previous PULL failed here */
+};
+#define SHM_SPLIT_MIN ((size_t)256 << 10) /* writes from here on are copied by both sides */
+#define SHM_MAX_PULLS 16                  /* outstanding split writes per peer */
+#define SHM_PULL_RANKS 3072               /* ranks whose pull ability fits the header page */
 #define SHM_F_NOTIFY 1
 
 /* One message header in a ring. */
@@ -95,7 +106,23 @@ typedef struct shm_whdr {
     uint32_t rsv;
 } shm_whdr_t;
 
+/* What follows the header of a PULL (hdr.len: bytes to pull). */
+typedef struct shm_pull {
+    uint64_t key;
+    uint64_t offset;
+    uint64_t src;            /* address in the sender */
+    uint64_t cookie;         /* echoed in the ACK */
+} shm_pull_t;
+
+/* What follows the header of an ACK. */
+typedef struct shm_ack {
+    uint64_t cookie;
+    int32_t status;
+    uint32_t rsv;
+} shm_ack_t;
+
 _Static_assert(sizeof(shm_hdr_t) == SHM_HDR, "header layout");
+_Static_assert(SHM_HDR + sizeof(shm_pull_t) <= SHM_LINE, "pull layout");
 _Static_assert(SHM_HDR + sizeof(shm_whdr_t) <= SHM_WHDR, "write header layout");
 
 /* A registration, as published in the owner's segment. */
@@ -129,7 +156,12 @@ typedef struct shm_seg {
     uint64_t table_slots;
     uint64_t probe_va;       /* the owner's address of `probe` (CMA probe target) */
     _Atomic uint64_t probe;
+    /* can_pull[r]: the owner reaches rank r with process_vm_readv/writev
+     * (found at its connect; 0 before): senders split big writes with it */
+    _Atomic uint8_t can_pull[SHM_PULL_RANKS];
 } shm_seg_t;
+
+_Static_assert(sizeof(shm_seg_t) <= SHM_PAGE, "segment header fits its page");
 
 /* The address one rank publishes. */
 typedef struct shm_addr {
@@ -167,6 +199,7 @@ typedef struct shm_rx {
     shm_ctl_t *ctl;
     int src;
     int dead;                /* malformed stream: no longer read */
+    int pull_failed;         /* the last PULL from it failed: skip its NOTIFY_IF */
 } shm_rx_t;
 
 /* Per peer: our producer side of its ring for us. Hot fields first. */
@@ -182,6 +215,15 @@ typedef struct shm_peer {
     int cma;                 /* process_vm_writev into it works */
     pid_t pid;
     const shm_seg_t *seg;    /* its segment header + table, read-only */
+    /* split writes waiting for the peer's ACK */
+    void *pull_ctx[SHM_MAX_PULLS];
+    uint64_t pull_cookie[SHM_MAX_PULLS]; /* 0: free */
+    int pull_status[SHM_MAX_PULLS];      /* of our own half */
+    int npull;
+    uint64_t pull_seq;
+    /* ACKs we owe it that did not fit its ring yet */
+    shm_ack_t ack_q[SHM_MAX_PULLS];
+    int nack_q;
     size_t seg_map_len;
     void *ring_map;          /* its ring for us, read-write */
     size_t ring_map_len;
@@ -199,6 +241,7 @@ typedef struct tl_shmem {
     shm_rx_t *rx;            /* size - 1 rings, by sender */
     int nrx;
     int npending;
+    int nack_q;              /* ACKs queued over all peers */
     int rr;                  /* round-robin start of the next poll */
     int in_progress;         /* recursion guard: messages are delivered in place */
     int want_cma;
@@ -248,6 +291,8 @@ static uint64_t random_u64(uint64_t fallback)
         v = fallback ^ 0x9e3779b97f4a7c15ull;
     return v;
 }
+
+static void shm_malformed(tl_shmem_t *t, shm_rx_t *r, const char *what, int fatal);
 
 /* ------------------------------------------------------------ tx side */
 
@@ -466,6 +511,179 @@ static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, c
     return UT_OK;
 }
 
+/* A small control message (one line) with the given body. 0: no room. */
+static int shm_push_line(tl_shmem_t *t, shm_peer_t *p, int type, uint32_t len, const void *body, size_t blen)
+{
+    uint64_t pos = shm_reserve(t, p, SHM_LINE);
+    shm_hdr_t *h;
+
+    if (pos == UINT64_MAX)
+        return 0;
+    h = (shm_hdr_t *)(p->tx_data + (pos & t->ring_mask));
+    h->len = len;
+    h->type = (uint8_t)type;
+    h->flags = 0;
+    memcpy((char *)h + SHM_HDR, body, blen);
+    shm_publish(p, h, pos, SHM_LINE);
+    return 1;
+}
+
+/* Free bytes in the peer's ring (refreshing our view of its head). */
+static size_t shm_tx_free(tl_shmem_t *t, shm_peer_t *p)
+{
+    p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+    return t->ring_size - (size_t)(p->tx_tail - p->tx_head);
+}
+
+/*
+ * A big write copied by both sides at once (one core alone copies slower
+ * than two): a PULL asks the target to fetch the second half with
+ * process_vm_readv (it checks key and bounds in its own table first) while
+ * we write the first half with process_vm_writev; then a NOTIFY_IF, which
+ * the target honours only if its pull worked. The ring is FIFO and the
+ * target pulls as it reads the PULL, so the NOTIFY_IF finds both halves in
+ * place. tx_done comes with the target's ACK (our source stays in use until
+ * then). UT_ERR_UNSUPPORTED: not possible now, use another path.
+ */
+static int shm_write_split(tl_shmem_t *t, int peer, const char *src, size_t len, const tl_rkey_t *rkey,
+                           uint64_t offset, int notify, uint32_t data, void *op_ctx)
+{
+    shm_peer_t *p = &t->peers[peer];
+    shm_pull_t pl;
+    uint64_t addr, rlen;
+    size_t half;
+    int i, rc;
+
+    if (p->npull >= SHM_MAX_PULLS || t->rank >= SHM_PULL_RANKS ||
+        !atomic_load_explicit(&p->seg->can_pull[t->rank], memory_order_relaxed))
+        return UT_ERR_UNSUPPORTED;
+    if (!shm_peer_lookup(p, rkey->key, &addr, &rlen) || offset > rlen || len > rlen - offset)
+        return UT_ERR_UNSUPPORTED; /* the plain path refuses it with a message */
+    if (shm_tx_free(t, p) < 2 * SHM_LINE)
+        return UT_ERR_NO_RESOURCE; /* PULL and NOTIFY_IF (one line each: never padded) */
+    for (i = 0; p->pull_cookie[i]; i++)
+        ;
+    half = (len / 2) & ~(size_t)(SHM_PAGE - 1);
+    pl.key = rkey->key;
+    pl.offset = offset + half;
+    pl.src = (uint64_t)(uintptr_t)(src + half);
+    pl.cookie = (++p->pull_seq << 8) | (uint64_t)i;
+    if (!shm_push_line(t, p, SHM_T_PULL, (uint32_t)(len - half), &pl, sizeof(pl)))
+        return UT_ERR_IO; /* cannot happen: room was checked */
+    rc = UT_OK;
+    if (half) {
+        rc = shm_write_cma(t, peer, src, half, rkey, offset, 0, 0);
+        if (rc == UT_ERR_UNSUPPORTED)
+            rc = UT_ERR_IO; /* CMA just stopped working: the target still pulls its half */
+    }
+    if (rc == UT_OK && notify)
+        shm_push_line(t, p, SHM_T_NOTIFY_IF, 0, &data, sizeof(data));
+    p->pull_ctx[i] = op_ctx;
+    p->pull_cookie[i] = pl.cookie;
+    p->pull_status[i] = rc;
+    p->npull++;
+    return UT_INPROGRESS;
+}
+
+/* The target's ACK of a split write. */
+static void shm_rx_ack(tl_shmem_t *t, shm_rx_t *r, const volatile shm_hdr_t *h)
+{
+    shm_peer_t *p = &t->peers[r->src];
+    shm_ack_t a;
+    unsigned i;
+    void *ctx;
+    int st;
+
+    memcpy(&a, (const char *)h + SHM_HDR, sizeof(a));
+    i = (unsigned)(a.cookie & 0xff);
+    if (i >= SHM_MAX_PULLS || !a.cookie || p->pull_cookie[i] != a.cookie) {
+        t->malformed++;
+        ut_warn("mbshm: rank %d acknowledged a pull we did not ask for", r->src);
+        return;
+    }
+    ctx = p->pull_ctx[i];
+    st = p->pull_status[i] != UT_OK ? p->pull_status[i] : (a.status <= 0 ? a.status : UT_ERR_PROTO);
+    p->pull_cookie[i] = 0;
+    p->pull_ctx[i] = NULL;
+    p->npull--;
+    if (st != UT_OK)
+        ut_error("mbshm: a write to rank %d failed: %s", r->src, ut_status_str(st));
+    t->cb.tx_done(t->cb.arg, ctx, st);
+}
+
+/* Send the ACKs that did not fit before. */
+static void shm_flush_acks(tl_shmem_t *t)
+{
+    int i;
+
+    for (i = 0; i < t->size && t->nack_q; i++) {
+        shm_peer_t *p = &t->peers[i];
+        int k = 0;
+        while (k < p->nack_q && shm_push_line(t, p, SHM_T_ACK, 0, &p->ack_q[k], sizeof(p->ack_q[k])))
+            k++;
+        if (k) {
+            memmove(p->ack_q, p->ack_q + k, (size_t)(p->nack_q - k) * sizeof(p->ack_q[0]));
+            p->nack_q -= k;
+            t->nack_q -= k;
+        }
+    }
+}
+
+/* A PULL: the target-side check, the copy, then the ACK. */
+static void shm_rx_pull(tl_shmem_t *t, shm_rx_t *r, const volatile shm_hdr_t *h, uint32_t len)
+{
+    shm_peer_t *p = &t->peers[r->src];
+    shm_ack_t a = {0, UT_OK, 0};
+    shm_pull_t pl;
+    shm_slot_t *s;
+    uint64_t addr = 0, rlen = 0;
+    size_t done = 0;
+
+    memcpy(&pl, (const char *)h + SHM_HDR, sizeof(pl));
+    a.cookie = pl.cookie;
+    s = &t->table[pl.key & (SHM_TABLE_SLOTS - 1)];
+    if (!pl.key || atomic_load_explicit(&s->key, memory_order_relaxed) != pl.key) {
+        a.status = UT_ERR_PERM;
+    } else {
+        addr = atomic_load_explicit(&s->addr, memory_order_relaxed);
+        rlen = atomic_load_explicit(&s->len, memory_order_relaxed);
+        if (pl.offset > rlen || len > rlen - pl.offset)
+            a.status = UT_ERR_PERM;
+    }
+    if (a.status == UT_OK && !p->tx_data)
+        a.status = UT_ERR_UNREACHABLE;
+    if (a.status != UT_OK) {
+        t->rejected++;
+        ut_warn("mbshm: refused a pull from rank %d (key %#llx, offset %llu, %u bytes)", r->src,
+                (unsigned long long)pl.key, (unsigned long long)pl.offset, len);
+    }
+    while (a.status == UT_OK && done < len) {
+        struct iovec l = {.iov_base = (char *)(uintptr_t)addr + pl.offset + done, .iov_len = len - done};
+        struct iovec rm = {.iov_base = (void *)(uintptr_t)(pl.src + done), .iov_len = len - done};
+        ssize_t n = process_vm_readv(p->pid, &l, 1, &rm, 1, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            ut_error("mbshm: process_vm_readv from rank %d (%u bytes): %s", r->src, len,
+                     n < 0 ? strerror(errno) : "no progress");
+            a.status = UT_ERR_IO;
+            break;
+        }
+        done += (size_t)n;
+    }
+    r->pull_failed = a.status != UT_OK;
+    if (!p->tx_data)
+        return;
+    if (p->nack_q == 0 && shm_push_line(t, p, SHM_T_ACK, 0, &a, sizeof(a)))
+        return;
+    if (p->nack_q >= SHM_MAX_PULLS) {
+        shm_malformed(t, r, "more pulls outstanding than allowed", 0);
+        return;
+    }
+    p->ack_q[p->nack_q++] = a;
+    t->nack_q++;
+}
+
 static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
                      int notify, uint32_t data, void *op_ctx)
 {
@@ -479,6 +697,11 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_INVALID_PARAM;
     if (p->pending)
         return UT_ERR_NO_RESOURCE;
+    if (p->cma && len >= SHM_SPLIT_MIN) {
+        int rc = shm_write_split(t, peer, src, len, rkey, offset, notify, data, op_ctx);
+        if (rc != UT_ERR_UNSUPPORTED)
+            return rc;
+    }
     if (p->cma && len >= SHM_CMA_MIN) {
         int rc = shm_write_cma(t, peer, src, len, rkey, offset, notify, data);
         if (rc != UT_ERR_UNSUPPORTED)
@@ -588,6 +811,28 @@ static int shm_poll_ring(tl_shmem_t *t, shm_rx_t *r, int budget)
             t->cb.notify(t->cb.arg, data);
             break;
         }
+        case SHM_T_PULL:
+            if (len > SHM_MAX_WRITE) {
+                shm_malformed(t, r, "pull length", 0);
+                total = SHM_LINE;
+                break;
+            }
+            total = SHM_LINE;
+            shm_rx_pull(t, r, h, len);
+            break;
+        case SHM_T_ACK:
+            total = SHM_LINE;
+            shm_rx_ack(t, r, h);
+            break;
+        case SHM_T_NOTIFY_IF: {
+            uint32_t data;
+            memcpy(&data, (const char *)h + SHM_HDR, sizeof(data));
+            total = SHM_LINE;
+            if (!r->pull_failed)
+                t->cb.notify(t->cb.arg, data);
+            r->pull_failed = 0;
+            break;
+        }
         case SHM_T_PAD:
             if (off == 0) {
                 shm_malformed(t, r, "padding at the ring start", 1);
@@ -649,6 +894,8 @@ static int shm_progress(tl_t *tl)
     t->in_progress = 1;
     if (t->npending)
         n += shm_drive_pending(t);
+    if (t->nack_q)
+        shm_flush_acks(t);
     /* Round robin: the next poll starts after the ring that used up the
      * budget, so a busy sender cannot starve the others. */
     src = t->rr;
@@ -1006,6 +1253,8 @@ static int shm_connect(tl_t *tl, const void *addrs, size_t addrlen)
         p->pid = (pid_t)a.pid;
         p->cma = t->want_cma && shm_probe_cma(p);
         ncma += p->cma;
+        if (i < SHM_PULL_RANKS)
+            atomic_store_explicit(&t->seg->can_pull[i], (uint8_t)p->cma, memory_order_relaxed);
     }
     ut_debug("mbshm: connected to %d peers, %d with single-copy writes, ring %zu bytes", t->size - 1, ncma,
              t->ring_size);

@@ -23,6 +23,7 @@ typedef struct ep {
     uint32_t last_notify;
     unsigned ntx_done;
     void *last_ctx;
+    int last_status;
 } ep_t;
 
 static ep_t eps[NEP];
@@ -46,7 +47,7 @@ static void cb_notify(void *arg, uint32_t data)
 static void cb_tx_done(void *arg, void *ctx, int status)
 {
     ep_t *e = arg;
-    assert_int_equal(status, UT_OK);
+    e->last_status = status;
     e->ntx_done++;
     e->last_ctx = ctx;
 }
@@ -197,6 +198,7 @@ static void test_write_ring_and_checks(void **state)
         tl_progress(eps[0].tl);
     }
     assert_ptr_equal(eps[0].last_ctx, ctx);
+    assert_int_equal(eps[0].last_status, UT_OK);
     drain(1);
     assert_memory_equal(dst, src, sizeof(src));
     assert_int_equal(eps[1].nnotify, 2);
@@ -236,6 +238,47 @@ static void test_write_ring_and_checks(void **state)
     assert_int_equal(tl_write(eps[0].tl, 1, src, 10, &rk, 0, 0, 0, ctx), UT_OK);
     drain(1);
     assert_int_equal(tl_shmem_rejected_writes(eps[1].tl), 3);
+}
+
+/* Big writes are copied by both sides: we write half, the target pulls the
+ * other half and ACKs; a pull the target refuses fails the write and drops
+ * the notification. */
+static void test_write_split(void **state)
+{
+    static char dst[1 << 20], src[1 << 20];
+    tl_mr_t *mr;
+    tl_rkey_t rk;
+    char ctx[TL_OP_CTX_SIZE];
+    unsigned done0 = eps[0].ntx_done, nn = eps[2].nnotify;
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < sizeof(src); i++)
+        src[i] = (char)(i * 13 + 5);
+    memset(dst, 0, sizeof(dst));
+    assert_true(((tl_shmem_t *)eps[0].tl)->peers[2].cma);
+    assert_int_equal(tl_mem_reg(eps[2].tl, dst, sizeof(dst), &mr, &rk), UT_OK);
+    assert_int_equal(tl_write(eps[0].tl, 2, src, sizeof(src) - 100, &rk, 100, 1, 4242, ctx), UT_INPROGRESS);
+    assert_int_equal(eps[0].ntx_done, done0);
+    drain(2); /* pulls its half, ACKs, notifies */
+    assert_int_equal(eps[2].nnotify, nn + 1);
+    assert_int_equal(eps[2].last_notify, 4242);
+    assert_memory_equal(dst + 100, src, sizeof(src) - 100);
+    drain(0);
+    assert_int_equal(eps[0].ntx_done, done0 + 1);
+    assert_int_equal(eps[0].last_status, UT_OK);
+    assert_ptr_equal(eps[0].last_ctx, ctx);
+
+    /* Revoked before the target reads the PULL: refused, no notification. */
+    assert_int_equal(tl_write(eps[0].tl, 2, src, sizeof(src), &rk, 0, 1, 4243, ctx), UT_INPROGRESS);
+    tl_mem_dereg(eps[2].tl, mr);
+    drain(2);
+    assert_int_equal(eps[2].nnotify, nn + 1);
+    drain(0);
+    assert_int_equal(eps[0].ntx_done, done0 + 2);
+    assert_int_equal(eps[0].last_status, UT_ERR_PERM);
+    /* And now the sender's own check refuses it at once. */
+    assert_int_equal(tl_write(eps[0].tl, 2, src, sizeof(src), &rk, 0, 1, 4244, ctx), UT_ERR_PERM);
 }
 
 /* Forge a message in rank 0's ring at rank 1, as a broken peer would. */
@@ -293,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_send_iov_and_order),
         cmocka_unit_test(test_ring_full),
         cmocka_unit_test(test_write_ring_and_checks),
+        cmocka_unit_test(test_write_split),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_stamp_unique),
     };
