@@ -49,7 +49,8 @@ int mpii_alltoall_bruck(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     }
     /* 1. rotation while packing */
     for (int i = 0; i < p; i++)
-        mpii_coll_pack(mpii_coll_at(sendbuf, ((rank + i) % p) * sbext), sendcount, sendtype, tmp + (size_t)i * b);
+        mpii_coll_pack(mpii_coll_at(sendbuf, ((rank + i) % p) * sbext), sendcount, sendtype,
+                       tmp + (size_t)i * b);
 
     /* 2. log2 P exchanges */
     for (int dist = 1; dist < p && rc == MPI_SUCCESS; dist <<= 1) {

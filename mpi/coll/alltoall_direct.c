@@ -51,8 +51,8 @@ static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         int src = rotated ? (rank - i + p) % p : i;
         if (src == rank)
             continue;
-        rc = mpii_irecv_ctx(mpii_coll_at(recvbuf, src * rbext), recvcount, recvtype, src, MPII_COLL_TAG_ALLTOALL,
-                            comm, 1, &reqs[nreq]);
+        rc = mpii_irecv_ctx(mpii_coll_at(recvbuf, src * rbext), recvcount, recvtype, src,
+                            MPII_COLL_TAG_ALLTOALL, comm, 1, &reqs[nreq]);
         if (rc == MPI_SUCCESS)
             nreq++;
     }
@@ -60,8 +60,8 @@ static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         int dst = rotated ? (rank + i) % p : i;
         if (dst == rank)
             continue;
-        rc = mpii_isend_ctx(mpii_coll_at(sendbuf, dst * sbext), sendcount, sendtype, dst, MPII_COLL_TAG_ALLTOALL,
-                            comm, 1, &reqs[nreq]);
+        rc = mpii_isend_ctx(mpii_coll_at(sendbuf, dst * sbext), sendcount, sendtype, dst,
+                            MPII_COLL_TAG_ALLTOALL, comm, 1, &reqs[nreq]);
         if (rc == MPI_SUCCESS)
             nreq++;
     }

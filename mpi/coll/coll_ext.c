@@ -46,7 +46,8 @@ int MPIX_Coll_force(const char *op, const char *algo)
     return MPI_SUCCESS;
 }
 
-int MPIX_Coll_predict(const char *op, const char *algo, int P, MPI_Count m, double *usec, char *chosen, int len)
+int MPIX_Coll_predict(const char *op, const char *algo, int P, MPI_Count m, double *usec, char *chosen,
+                      int len)
 {
     int o = mpii_coll_op_by_name(op);
     int a = -1, pick = -1;

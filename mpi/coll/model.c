@@ -59,7 +59,8 @@ typedef double (*cost_fn_t)(const mpii_plogp_t *pp, int P, double m, double s);
 /* --- barrier --- */
 static double c_barrier_dissemination(const mpii_plogp_t *pp, int P, double m, double s)
 {
-    (void)m, (void)s;
+    (void)m;
+    (void)s;
     return ceil_log2(P) * (G(1) + LAT);
 }
 
@@ -85,8 +86,8 @@ static double c_bcast_chain(const mpii_plogp_t *pp, int P, double m, double s)
 static double c_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
 {
     double k = ceil(m / s);
-    int h = floor_log2(P);      /* depth of the deepest rank P-1 */
-    int d = P > 2 ? 2 : 1;      /* children per inner node */
+    int h = floor_log2(P); /* depth of the deepest rank P-1 */
+    int d = P > 2 ? 2 : 1; /* children per inner node */
     return h * (d * G(s) + LAT) + (k - 1) * d * G(s);
 }
 
@@ -274,12 +275,12 @@ static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
 /* ------------------------------------------------------------------ */
 /* the tables                                                          */
 
-#define A_COMM 1u      /* needs a commutative op */
-#define A_POF2 2u      /* P must be a power of two */
-#define A_CNT_P 4u     /* count >= P */
-#define A_CNT_P2 8u    /* count >= P' (largest power of two <= P) */
-#define A_SEG 16u      /* segmented: search s = m / 2^i */
-#define A_BULK 32u     /* sends P blocks in one message: P * m must fit an int */
+#define A_COMM 1u   /* needs a commutative op */
+#define A_POF2 2u   /* P must be a power of two */
+#define A_CNT_P 4u  /* count >= P */
+#define A_CNT_P2 8u /* count >= P' (largest power of two <= P) */
+#define A_SEG 16u   /* segmented: search s = m / 2^i */
+#define A_BULK 32u  /* sends P blocks in one message: P * m must fit an int */
 
 typedef struct algo_info {
     const char *name;
@@ -340,7 +341,9 @@ static const algo_info_t alltoallv_info[] = {{"pairwise", 0, c_alltoall_pairwise
 static const algo_info_t reduce_scatter_info[] = {{"basic", 0, c_reduce_scatter_basic}};
 static const algo_info_t scan_info[] = {{"linear", 0, c_scan_linear}};
 
+/* clang-format off */
 #define OPI(n, t) {n, (int)(sizeof(t) / sizeof(t[0])), t}
+/* clang-format on */
 static const op_info_t ops[MPII_COLL_OP_COUNT] = {
     [MPII_COLL_BARRIER] = OPI("barrier", barrier_info),
     [MPII_COLL_BCAST] = OPI("bcast", bcast_info),
@@ -384,10 +387,10 @@ static double eval(const algo_info_t *a, int P, double m, double *seg)
 {
     double best, s;
 
-    if (P <= 1)
-        return (*seg = m), 0.0;
-    best = a->cost(&model, P, m, m);
     *seg = m;
+    if (P <= 1)
+        return 0.0;
+    best = a->cost(&model, P, m, m);
     if (a->flags & A_SEG) {
         for (s = floor(m / 2); s >= 1.0; s = floor(s / 2)) {
             double t = a->cost(&model, P, m, s);
@@ -436,7 +439,7 @@ static void choose(mpii_coll_op_t op, int P, double m, long count, int commutati
 #define CACHE_WAYS 64
 
 typedef struct cache_entry {
-    unsigned gen;            /* 0: empty */
+    unsigned gen; /* 0: empty */
     uint32_t ctx;
     int P, commutative;
     size_t bytes;
@@ -489,8 +492,10 @@ int mpii_coll_select(mpii_coll_op_t op, mpii_comm_t *comm, size_t bytes, long co
         ch.second = -1;
     } else {
         choose(op, P, m, count, commutative, &ch);
-        if (ch.algo < 0) /* cannot happen: every op has one unconditional algorithm */
-            ch.algo = 0, ch.seg = m;
+        if (ch.algo < 0) { /* cannot happen: every op has one unconditional algorithm */
+            ch.algo = 0;
+            ch.seg = m;
+        }
         f = -1;
     }
     if (mpii_coll_cfg_verbose && comm->rank == 0)
@@ -594,7 +599,8 @@ int mpii_coll_init(const char *provider)
             for (j = 0; ops[i].name[j] != '\0' && j < sizeof(upper) - 1; j++)
                 upper[j] = (char)(ops[i].name[j] - ('a' <= ops[i].name[j] && ops[i].name[j] <= 'z' ? 32 : 0));
             upper[j] = '\0';
-            fprintf(stderr, "mbmpi: MPI_Init: MBMPI_%s_ALGO=\"%s\" is not an algorithm of %s; valid names: auto",
+            fprintf(stderr,
+                    "mbmpi: MPI_Init: MBMPI_%s_ALGO=\"%s\" is not an algorithm of %s; valid names: auto",
                     upper, want, ops[i].name);
             for (int a = 0; a < ops[i].nalgos; a++)
                 fprintf(stderr, ", %s", ops[i].algos[a].name);

@@ -63,7 +63,7 @@ int mpii_coll_select(mpii_coll_op_t op, mpii_comm_t *comm, size_t bytes, long co
 int mpii_coll_seg_elems(size_t seg_bytes, size_t elem_size);
 
 /* ---- for coll_ext.c (MPIX_Coll_*) ---- */
-int mpii_coll_op_by_name(const char *name);                  /* -1 if unknown */
+int mpii_coll_op_by_name(const char *name); /* -1 if unknown */
 int mpii_coll_algo_count(mpii_coll_op_t op);
 const char *mpii_coll_algo_name(mpii_coll_op_t op, int algo);
 int mpii_coll_algo_by_name(mpii_coll_op_t op, const char *name); /* -1 if unknown */

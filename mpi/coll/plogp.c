@@ -64,7 +64,8 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
         }
         if (line[strspn(line, " \t\r")] == '#')
             continue;
-        for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t != NULL; t = strtok_r(NULL, " \t\r", &save)) {
+        for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t != NULL;
+             t = strtok_r(NULL, " \t\r", &save)) {
             if (ntok == 8)
                 return fail(err, errlen, lineno, "too many fields");
             tok[ntok++] = t;

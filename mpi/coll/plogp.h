@@ -38,7 +38,7 @@ typedef struct mpii_plogp {
     double os[MPII_PLOGP_MAX_ROWS];
     double or_[MPII_PLOGP_MAX_ROWS];
     double g[MPII_PLOGP_MAX_ROWS];
-    char origin[256];        /* file name or "built-in shm" */
+    char origin[256]; /* file name or "built-in shm" */
 } mpii_plogp_t;
 
 /* Parse the text of a parameter file. 0 on success; -1 with a message

@@ -56,14 +56,21 @@ int mpii_coll_reduce_scatter_halving(void *buf, void *tmp, int count, MPI_Dataty
         int klo, khi, slo, shi, kn, sn, rc;
         void *kat, *sat;
 
-        if (newrank & mask)
-            klo = mid, khi = hi, slo = lo, shi = mid;
-        else
-            klo = lo, khi = mid, slo = mid, shi = hi;
+        if (newrank & mask) { /* keep the upper half, send the lower */
+            klo = mid;
+            khi = hi;
+            slo = lo;
+            shi = mid;
+        } else {
+            klo = lo;
+            khi = mid;
+            slo = mid;
+            shi = hi;
+        }
         sat = blocks(buf, count, pof2, slo, shi, ext, &sn);
         kat = blocks(buf, count, pof2, klo, khi, ext, &kn);
-        rc = mpii_sendrecv_ctx(sat, sn, dt, partner, tag, blocks(tmp, count, pof2, klo, khi, ext, &kn), kn, dt,
-                               partner, tag, comm, 1, MPI_STATUS_IGNORE);
+        rc = mpii_sendrecv_ctx(sat, sn, dt, partner, tag, blocks(tmp, count, pof2, klo, khi, ext, &kn), kn,
+                               dt, partner, tag, comm, 1, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             return rc;
         mpii_op_apply(op, blocks(tmp, count, pof2, klo, khi, ext, &kn), kat, kn, dt);
@@ -123,8 +130,8 @@ int mpii_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count, MPI_
 
     if (newrank >= 0) {
         /* 2. reduce-scatter */
-        rc = mpii_coll_reduce_scatter_halving(acc, tmp, count, dt, op, newrank, pof2, rem, MPII_COLL_TAG_REDUCE,
-                                              comm);
+        rc = mpii_coll_reduce_scatter_halving(acc, tmp, count, dt, op, newrank, pof2, rem,
+                                              MPII_COLL_TAG_REDUCE, comm);
         /* 3. binomial gather to new rank 0: before round `mask` this rank
          * holds blocks [newrank, newrank + mask) */
         for (int mask = 1; mask < pof2 && rc == MPI_SUCCESS; mask <<= 1) {

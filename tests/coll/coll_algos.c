@@ -30,24 +30,24 @@ static int g_rank;
 static int g_errors;
 static const char *g_ctx = "";
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (g_errors++ < 20) {                                                                 \
-                fprintf(stderr, "FAIL coll_algos [%s] rank %d: ", g_ctx, g_rank);                  \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fprintf(stderr, "\n");                                                             \
-            }                                                                                      \
-        }                                                                                          \
+#define CHECK(cond, ...)                                                                                     \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            if (g_errors++ < 20) {                                                                           \
+                fprintf(stderr, "FAIL coll_algos [%s] rank %d: ", g_ctx, g_rank);                            \
+                fprintf(stderr, __VA_ARGS__);                                                                \
+                fprintf(stderr, "\n");                                                                       \
+            }                                                                                                \
+        }                                                                                                    \
     } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            fprintf(stderr, "FAIL coll_algos [%s] rank %d: %s returned %d (line %d)\n", g_ctx,     \
-                    g_rank, #call, rc_, __LINE__);                                                 \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
+#define MPI_CHECK(call)                                                                                      \
+    do {                                                                                                     \
+        int rc_ = (call);                                                                                    \
+        if (rc_ != MPI_SUCCESS) {                                                                            \
+            fprintf(stderr, "FAIL coll_algos [%s] rank %d: %s returned %d (line %d)\n", g_ctx, g_rank,       \
+                    #call, rc_, __LINE__);                                                                   \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
+        }                                                                                                    \
     } while (0)
 
 #define HOLE (-7777)
@@ -171,14 +171,14 @@ static void test_scatter(MPI_Comm comm, int rank, int p)
                         for (int d = 0; d < p; d++)
                             for (long i = 0; i < n; i++)
                                 t_put(s, t, d * n + i, val(root, d, i));
-                    MPI_CHECK(MPI_Scatter(s, (int)n, t_dt[t], in_place_here ? MPI_IN_PLACE : r, (int)n, t_dt[t],
-                                          root, comm));
+                    MPI_CHECK(MPI_Scatter(s, (int)n, t_dt[t], in_place_here ? MPI_IN_PLACE : r, (int)n,
+                                          t_dt[t], root, comm));
                     for (long i = 0; i < n; i++) {
                         int ok = in_place_here ? t_is(s, t, rank * n + i, val(root, rank, i))
                                                : t_is(r, t, i, val(root, rank, i));
                         if (!ok) {
-                            CHECK(0, "scatter %s n=%ld root=%d inplace=%d: element %ld wrong", t_name[t], n, root,
-                                  inplace, i);
+                            CHECK(0, "scatter %s n=%ld root=%d inplace=%d: element %ld wrong", t_name[t], n,
+                                  root, inplace, i);
                             break;
                         }
                     }
@@ -201,8 +201,8 @@ static void test_gather(MPI_Comm comm, int rank, int p)
                     int in_place_here = inplace && rank == root;
                     for (long i = 0; i < n; i++)
                         t_put(in_place_here ? r : s, t, (in_place_here ? rank * n : 0) + i, val(rank, 0, i));
-                    MPI_CHECK(MPI_Gather(in_place_here ? MPI_IN_PLACE : s, (int)n, t_dt[t], r, (int)n, t_dt[t], root,
-                                         comm));
+                    MPI_CHECK(MPI_Gather(in_place_here ? MPI_IN_PLACE : s, (int)n, t_dt[t], r, (int)n,
+                                         t_dt[t], root, comm));
                     if (rank == root)
                         for (int src = 0; src < p; src++)
                             for (long i = 0; i < n; i++)
@@ -226,12 +226,13 @@ static void test_allgather(MPI_Comm comm, int rank, int p)
                 void *s = t_alloc(t, n), *r = t_alloc(t, n * p + 1);
                 for (long i = 0; i < n; i++)
                     t_put(inplace ? r : s, t, (inplace ? rank * n : 0) + i, val(rank, 0, i));
-                MPI_CHECK(MPI_Allgather(inplace ? MPI_IN_PLACE : s, (int)n, t_dt[t], r, (int)n, t_dt[t], comm));
+                MPI_CHECK(
+                    MPI_Allgather(inplace ? MPI_IN_PLACE : s, (int)n, t_dt[t], r, (int)n, t_dt[t], comm));
                 for (int src = 0; src < p; src++)
                     for (long i = 0; i < n; i++)
                         if (!t_is(r, t, src * n + i, val(src, 0, i))) {
-                            CHECK(0, "allgather %s n=%ld inplace=%d: block %d element %ld wrong", t_name[t], n,
-                                  inplace, src, i);
+                            CHECK(0, "allgather %s n=%ld inplace=%d: block %d element %ld wrong", t_name[t],
+                                  n, inplace, src, i);
                             src = p;
                             break;
                         }
@@ -251,7 +252,8 @@ static void test_alltoall(MPI_Comm comm, int rank, int p)
                 for (int d = 0; d < p; d++)
                     for (long i = 0; i < n; i++)
                         t_put(inplace ? r : s, t, d * n + i, val(rank, d, i));
-                MPI_CHECK(MPI_Alltoall(inplace ? MPI_IN_PLACE : s, (int)n, t_dt[t], r, (int)n, t_dt[t], comm));
+                MPI_CHECK(
+                    MPI_Alltoall(inplace ? MPI_IN_PLACE : s, (int)n, t_dt[t], r, (int)n, t_dt[t], comm));
                 for (int src = 0; src < p; src++)
                     for (long i = 0; i < n; i++)
                         if (!t_is(r, t, src * n + i, val(src, rank, i))) {
@@ -301,12 +303,18 @@ static int ints_per(int kind)
 static MPI_Datatype r_type(int kind)
 {
     switch (kind) {
-    case R_INT: return MPI_INT;
-    case R_DOUBLE: return MPI_DOUBLE;
-    case R_CONTIG: return r_contig;
-    case R_VEC: return r_vec;
-    case R_2INT: return MPI_2INT;
-    default: return r_mat;
+    case R_INT:
+        return MPI_INT;
+    case R_DOUBLE:
+        return MPI_DOUBLE;
+    case R_CONTIG:
+        return r_contig;
+    case R_VEC:
+        return r_vec;
+    case R_2INT:
+        return MPI_2INT;
+    default:
+        return r_mat;
     }
 }
 
@@ -334,23 +342,35 @@ static double din(const rcase_t *c, int r, long i)
 
 static int iop(MPI_Op op, int a, int b)
 {
-    if (op == MPI_SUM) return a + b;
-    if (op == MPI_PROD) return a * b;
-    if (op == MPI_MIN) return a < b ? a : b;
-    if (op == MPI_MAX) return a > b ? a : b;
-    if (op == MPI_LAND) return a && b;
-    if (op == MPI_LOR) return a || b;
-    if (op == MPI_LXOR) return !a != !b;
-    if (op == MPI_BAND) return a & b;
-    if (op == MPI_BOR) return a | b;
+    if (op == MPI_SUM)
+        return a + b;
+    if (op == MPI_PROD)
+        return a * b;
+    if (op == MPI_MIN)
+        return a < b ? a : b;
+    if (op == MPI_MAX)
+        return a > b ? a : b;
+    if (op == MPI_LAND)
+        return a && b;
+    if (op == MPI_LOR)
+        return a || b;
+    if (op == MPI_LXOR)
+        return !a != !b;
+    if (op == MPI_BAND)
+        return a & b;
+    if (op == MPI_BOR)
+        return a | b;
     return a ^ b;
 }
 
 static double dop(MPI_Op op, double a, double b)
 {
-    if (op == MPI_SUM) return a + b;
-    if (op == MPI_PROD) return a * b;
-    if (op == MPI_MIN) return a < b ? a : b;
+    if (op == MPI_SUM)
+        return a + b;
+    if (op == MPI_PROD)
+        return a * b;
+    if (op == MPI_MIN)
+        return a < b ? a : b;
     return a > b ? a : b;
 }
 
@@ -393,8 +413,10 @@ static void r_ref(const rcase_t *c, int p, long i, int *iref, double *dref)
         } else if (c->kind == R_2INT) {
             int v = rin(c, r, i, 0);
             int better = c->op == MPI_MAXLOC ? v > iref[0] : v < iref[0];
-            if (better)
-                iref[0] = v, iref[1] = r;
+            if (better) {
+                iref[0] = v;
+                iref[1] = r;
+            }
         } else {
             for (int j = 0; j < per; j++)
                 if (!(c->kind == R_VEC && j == 1))
@@ -424,7 +446,8 @@ static int r_check(const rcase_t *c, const void *buf, int p, long n)
 
 static void *r_alloc(const rcase_t *c, long n)
 {
-    size_t bytes = (size_t)(n > 0 ? n : 1) * (c->kind == R_DOUBLE ? sizeof(double) : sizeof(int) * ints_per(c->kind));
+    size_t bytes =
+        (size_t)(n > 0 ? n : 1) * (c->kind == R_DOUBLE ? sizeof(double) : sizeof(int) * ints_per(c->kind));
     int *b = malloc(bytes);
     for (size_t i = 0; i < bytes / sizeof(int); i++)
         b[i] = HOLE;
@@ -436,7 +459,8 @@ static int nrcases;
 
 static void make_rcases(void)
 {
-    MPI_Op iops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
+    MPI_Op iops[] = {MPI_SUM, MPI_PROD, MPI_MIN,  MPI_MAX, MPI_LAND,
+                     MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
     const char *inames[] = {"SUM", "PROD", "MIN", "MAX", "LAND", "LOR", "LXOR", "BAND", "BOR", "BXOR"};
     for (int i = 0; i < 10; i++)
         rcases[nrcases++] = (rcase_t){R_INT, iops[i], inames[i]};
@@ -467,14 +491,16 @@ static void test_reduce(MPI_Comm comm, int rank, int p)
                     int bad;
                     /* the big count only with a few ops, to keep the run short */
                     if (n > 7 && k % 3 != 0 && c->kind != R_MAT) {
-                        free(s), free(r);
+                        free(s);
+                        free(r);
                         continue;
                     }
                     r_fill(c, iph ? r : s, rank, n);
-                    MPI_CHECK(MPI_Reduce(iph ? MPI_IN_PLACE : s, r, (int)n, r_type(c->kind), c->op, root, comm));
+                    MPI_CHECK(
+                        MPI_Reduce(iph ? MPI_IN_PLACE : s, r, (int)n, r_type(c->kind), c->op, root, comm));
                     if (rank == root && (bad = r_check(c, r, p, n)) >= 0)
-                        CHECK(0, "reduce %s n=%ld root=%d inplace=%d: element %d wrong", c->name, n, root, inplace,
-                              bad);
+                        CHECK(0, "reduce %s n=%ld root=%d inplace=%d: element %d wrong", c->name, n, root,
+                              inplace, bad);
                     free(s);
                     free(r);
                 }
@@ -537,7 +563,8 @@ static void test_scans(MPI_Comm comm, int rank, int p, const char *which)
                     char *s = r_alloc(c, total), *r = r_alloc(c, total), *full = r_alloc(c, total);
                     r_fill(c, inplace ? r : s, rank, total);
                     if (blk)
-                        MPI_CHECK(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : s, r, (int)n, dt, c->op, comm));
+                        MPI_CHECK(
+                            MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : s, r, (int)n, dt, c->op, comm));
                     else
                         MPI_CHECK(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : s, r, rc, dt, c->op, comm));
                     /* compare the own block against the full reference */
@@ -547,7 +574,8 @@ static void test_scans(MPI_Comm comm, int rank, int p, const char *which)
                         r_ref(c, p, off + i, iref, &dref);
                         if (c->kind == R_DOUBLE ? ((double *)r)[i] != dref
                                                 : memcmp(r + i * per, iref, (size_t)per) != 0) {
-                            CHECK(0, "%s %s n=%ld inplace=%d: element %ld wrong", which, c->name, n, inplace, i);
+                            CHECK(0, "%s %s n=%ld inplace=%d: element %ld wrong", which, c->name, n, inplace,
+                                  i);
                             break;
                         }
                     }
@@ -590,8 +618,9 @@ static void run_op(const char *op, MPI_Comm comm)
 
 int main(int argc, char **argv)
 {
-    static const char *ops[] = {"barrier", "bcast", "scatter", "gather", "allgather", "alltoall", "reduce",
-                                "allreduce", "scan", "exscan", "reduce_scatter", "reduce_scatter_block"};
+    static const char *ops[] = {"barrier",   "bcast",    "scatter",        "gather",
+                                "allgather", "alltoall", "reduce",         "allreduce",
+                                "scan",      "exscan",   "reduce_scatter", "reduce_scatter_block"};
     const char *only = argc > 1 ? argv[1] : getenv("COLL_ALGOS_OP");
     const char *lt = getenv("COLL_ALGOS_LIGHT");
     int light = (argc > 2 && !strcmp(argv[2], "light")) || (lt != NULL && !strcmp(lt, "1"));
@@ -668,7 +697,8 @@ int main(int argc, char **argv)
     MPI_Type_free(&t_dt[T_VEC]);
     MPI_Allreduce(&g_errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (g_rank == 0)
-        printf("coll_algos %s P=%d: %s (%d errors)\n", only ? only : "all", size, total ? "FAILED" : "ok", total);
+        printf("coll_algos %s P=%d: %s (%d errors)\n", only ? only : "all", size, total ? "FAILED" : "ok",
+               total);
     MPI_Finalize();
     return total ? 1 : 0;
 }

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FAILX(...)                                                                                 \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL coll_isolation: " __VA_ARGS__);                                      \
-        fprintf(stderr, "\n");                                                                     \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
+#define FAILX(...)                                                                                           \
+    do {                                                                                                     \
+        fprintf(stderr, "FAIL coll_isolation: " __VA_ARGS__);                                                \
+        fprintf(stderr, "\n");                                                                               \
+        MPI_Abort(MPI_COMM_WORLD, 1);                                                                        \
     } while (0)
 
 int main(int argc, char **argv)
@@ -70,8 +70,8 @@ int main(int argc, char **argv)
                 int flag;
                 MPI_Test(&req, &flag, &st);
                 if (flag)
-                    FAILX("%s/%s: a collective message matched the user's ANY_SOURCE receive (rank %d)", ops[o],
-                          name, rank);
+                    FAILX("%s/%s: a collective message matched the user's ANY_SOURCE receive (rank %d)",
+                          ops[o], name, rank);
             }
             MPI_Barrier(MPI_COMM_WORLD);
             /* now the user's own message, from the left neighbour */
@@ -80,10 +80,10 @@ int main(int argc, char **argv)
                 MPI_Send(msg, 2, MPI_INT, (rank + 1) % size, 77 + o, MPI_COMM_WORLD);
             }
             MPI_Wait(&req, &st);
-            if (st.MPI_SOURCE != (rank - 1 + size) % size || st.MPI_TAG != 77 + o || user[0] != st.MPI_SOURCE ||
-                user[1] != 4242 + a)
-                FAILX("%s/%s: user receive got source %d tag %d data %d %d (rank %d)", ops[o], name, st.MPI_SOURCE,
-                      st.MPI_TAG, user[0], user[1], rank);
+            if (st.MPI_SOURCE != (rank - 1 + size) % size || st.MPI_TAG != 77 + o ||
+                user[0] != st.MPI_SOURCE || user[1] != 4242 + a)
+                FAILX("%s/%s: user receive got source %d tag %d data %d %d (rank %d)", ops[o], name,
+                      st.MPI_SOURCE, st.MPI_TAG, user[0], user[1], rank);
             free(buf);
             free(out);
             MPIX_Coll_force(ops[o], "auto");
