@@ -31,16 +31,13 @@ static int statuses_get(const MPI_Fint *fst, int n, MPI_Status local[LOCAL_STATU
     return *st ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-/* Copy the C statuses out (all n, or those at the given 0-based indices)
- * and release them. */
-static void statuses_put(MPI_Status *st, const MPI_Status *local, MPI_Fint *fst, int n, const int *idx)
+/* Copy the first n C statuses out to the Fortran array and release them. */
+static void statuses_put(MPI_Status *st, const MPI_Status *local, MPI_Fint *fst, int n)
 {
     if (!st)
         return;
-    for (int k = 0; k < n; k++) {
-        int i = idx ? idx[k] : k;
-        memcpy(fst + (size_t)i * FSTATUS_SIZE, &st[i], sizeof(MPI_Status));
-    }
+    for (int k = 0; k < n; k++)
+        memcpy(fst + (size_t)k * FSTATUS_SIZE, &st[k], sizeof(MPI_Status));
     if (st != local)
         free(st);
 }
@@ -185,7 +182,7 @@ void mpi_waitall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_F
     if (*ierr != MPI_SUCCESS)
         return;
     *ierr = MPI_Waitall(*count, requests, st);
-    statuses_put(st, local, statuses, *count, NULL);
+    statuses_put(st, local, statuses, *count);
 }
 
 void mpi_testall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierr)
@@ -197,7 +194,7 @@ void mpi_testall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint 
         return;
     *ierr = MPI_Testall(*count, requests, &f, st);
     *flag = mf_logical(f);
-    statuses_put(st, local, statuses, f ? *count : 0, NULL);
+    statuses_put(st, local, statuses, f ? *count : 0);
 }
 
 void mpi_waitany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr)
@@ -227,12 +224,7 @@ void mpi_testany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint
 static void some_out(int outcount, MPI_Fint *indices, MPI_Status *st, const MPI_Status *local,
                      MPI_Fint *statuses)
 {
-    if (st) {
-        for (int k = 0; k < outcount; k++)
-            memcpy(statuses + (size_t)k * FSTATUS_SIZE, &st[k], sizeof(MPI_Status));
-        if (st != local)
-            free(st);
-    }
+    statuses_put(st, local, statuses, outcount);
     for (int k = 0; k < outcount; k++)
         indices[k] += 1;
 }

@@ -1,8 +1,8 @@
 ! tests/fortran/p2pmore.f: the rest of point-to-point from Fortran,
 ! around a ring: MPI_BSEND with an attached buffer (MPI_BUFFER_ATTACH /
 ! DETACH, MPI_BSEND_OVERHEAD), MPI_IBSEND, MPI_ISSEND, matched probes
-! (MPI_MPROBE + MPI_MRECV, MPI_IMPROBE + MPI_IMRECV) and
-! MPI_SENDRECV_REPLACE. Prints PASS.
+! (MPI_MPROBE + MPI_MRECV, MPI_IMPROBE + MPI_IMRECV), MPI_WAITSOME
+! and MPI_SENDRECV_REPLACE. Prints PASS.
       program p2pmore
       implicit none
       include 'mpif.h'
@@ -10,6 +10,7 @@
       parameter (n=100)
       integer rank, p, ierr, left, right, i, cnt, msg, req, sz
       integer sbuf(n), rbuf(n), st(MPI_STATUS_SIZE)
+      integer reqs(2), idx(2), sts(MPI_STATUS_SIZE, 2), outc, ndone
       integer bsbuf(4 * (n + MPI_BSEND_OVERHEAD))
       logical flag
 
@@ -76,6 +77,30 @@ c     ---- Improbe + Imrecv ----
       call check(cnt .eq. 5 .and. rbuf(5) .eq. left * 1000 + 5,
      &     'Imrecv')
       call mpi_wait(req, MPI_STATUS_IGNORE, ierr)
+
+c     ---- Waitsome: 1-based indices, statuses in completion order ----
+      call mpi_irecv(rbuf, n, MPI_INTEGER, left, 6, MPI_COMM_WORLD,
+     &     reqs(1), ierr)
+      call mpi_isend(sbuf, 3, MPI_INTEGER, right, 6, MPI_COMM_WORLD,
+     &     reqs(2), ierr)
+      ndone = 0
+      do while (ndone .lt. 2)
+         call mpi_waitsome(2, reqs, outc, idx, sts, ierr)
+         call check(outc .ge. 1 .and. outc .le. 2 - ndone,
+     &        'Waitsome outcount')
+         do i = 1, outc
+            call check(idx(i) .eq. 1 .or. idx(i) .eq. 2,
+     &           'Waitsome index')
+            if (idx(i) .eq. 1) then
+               call mpi_get_count(sts(1, i), MPI_INTEGER, cnt, ierr)
+               call check(cnt .eq. 3 .and.
+     &              sts(MPI_SOURCE, i) .eq. left, 'Waitsome status')
+            endif
+         enddo
+         ndone = ndone + outc
+      enddo
+      call mpi_waitsome(2, reqs, outc, idx, sts, ierr)
+      call check(outc .eq. MPI_UNDEFINED, 'Waitsome all NULL')
 
 c     ---- Sendrecv_replace ----
       do i = 1, n
