@@ -211,10 +211,13 @@ static int shift_nonblocking(const shift_ctx_t *x)
     for (int i = 0; i < nreq; i++)
         reqs[i] = MPI_REQUEST_NULL;
     /* every receive now: each has its own slots, and a receive posted before
-     * its message is what mbmpi's write protocol needs */
+     * its message is what mbmpi's write protocol needs. Step-major order, the
+     * order in which a peer that is both left and right neighbour (an axis of
+     * length 2) sends: a REQ names the sequence number it expects, so
+     * receives posted in the sender's order are the ones it can use */
     for (int a = 0; a < SHIFT_NAXES; a++)
-        for (int dir = 1; dir >= -1; dir -= 2)
-            for (int k = 1; k <= d; k++) {
+        for (int k = 1; k <= d; k++)
+            for (int dir = 1; dir >= -1; dir -= 2) {
                 shift_step_t st;
                 char *buf;
                 int n;
