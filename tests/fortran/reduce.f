@@ -5,7 +5,8 @@
 ! values other than 1: any non-zero is true, results are exactly 0 or 1
 ! when an op is applied, i.e. with more than one process),
 ! 2INTEGER, 2REAL, 2DOUBLE_PRECISION (MAXLOC MINLOC), through Allreduce,
-! Reduce and MPI_IN_PLACE. Prints PASS.
+! Reduce and MPI_IN_PLACE; ops not allowed on a type (MAX on COMPLEX,
+! LAND on INTEGER ...) return MPI_ERR_OP. Prints PASS.
       program reduce
       implicit none
       include 'mpif.h'
@@ -234,9 +235,86 @@ c     ---- Reduce to each root, and MPI_IN_PLACE ----
      &        'Allreduce IN_PLACE')
       enddo
 
+c     ---- the full SUM PROD MAX MIN matrix on the real and integer
+c     types, and ops the standard does not allow on a type ----
+      call matrix(rank, p)
+      call refused(rank)
+
       call mpi_barrier(MPI_COMM_WORLD, ierr)
       if (rank .eq. 0) print '(A)', 'PASS'
       call mpi_finalize(ierr)
+      end
+
+c     value rank+1 on every rank: SUM p(p+1)/2, PROD p!, MAX p, MIN 1
+      subroutine matrix(rank, p)
+      implicit none
+      include 'mpif.h'
+      integer rank, p, ierr, k, ops(4)
+      integer ia, ib
+      integer*8 la, lb
+      real ra, rb
+      double precision da, db, want(4)
+      character*4 names(4)
+      data ops /MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN/
+      data names /'SUM', 'PROD', 'MAX', 'MIN'/
+      want(1) = dble(p * (p + 1) / 2)
+      want(2) = 1.0d0
+      do k = 2, p
+         want(2) = want(2) * k
+      enddo
+      want(3) = dble(p)
+      want(4) = 1.0d0
+      ia = rank + 1
+      la = rank + 1
+      ra = real(rank + 1)
+      da = dble(rank + 1)
+      do k = 1, 4
+         call mpi_allreduce(ia, ib, 1, MPI_INTEGER, ops(k),
+     &        MPI_COMM_WORLD, ierr)
+         call check(dble(ib) .eq. want(k), 'INTEGER ' // names(k))
+         call mpi_allreduce(la, lb, 1, MPI_INTEGER8, ops(k),
+     &        MPI_COMM_WORLD, ierr)
+         call check(dble(lb) .eq. want(k), 'INTEGER8 ' // names(k))
+         call mpi_allreduce(ra, rb, 1, MPI_REAL, ops(k),
+     &        MPI_COMM_WORLD, ierr)
+         call check(dble(rb) .eq. want(k), 'REAL ' // names(k))
+         call mpi_allreduce(da, db, 1, MPI_DOUBLE_PRECISION, ops(k),
+     &        MPI_COMM_WORLD, ierr)
+         call check(db .eq. want(k), 'DOUBLE PRECISION ' // names(k))
+      enddo
+      end
+
+c     MAX on COMPLEX, LAND on INTEGER, SUM on LOGICAL, MAXLOC on
+c     DOUBLE PRECISION: MPI_ERR_OP under MPI_ERRORS_RETURN
+      subroutine refused(rank)
+      implicit none
+      include 'mpif.h'
+      integer rank, ierr, cls, ia, ib
+      complex ca, cb
+      double precision da, db
+      ca = (1.0, 0.0)
+      ia = rank
+      da = rank
+      call mpi_comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
+     &     ierr)
+      call mpi_allreduce(ca, cb, 1, MPI_COMPLEX, MPI_MAX,
+     &     MPI_COMM_WORLD, ierr)
+      call mpi_error_class(ierr, cls, ierr)
+      call check(cls .eq. MPI_ERR_OP, 'MAX on COMPLEX accepted')
+      call mpi_allreduce(ia, ib, 1, MPI_INTEGER, MPI_LAND,
+     &     MPI_COMM_WORLD, ierr)
+      call mpi_error_class(ierr, cls, ierr)
+      call check(cls .eq. MPI_ERR_OP, 'LAND on INTEGER accepted')
+      call mpi_allreduce(ia, ib, 1, MPI_LOGICAL, MPI_SUM,
+     &     MPI_COMM_WORLD, ierr)
+      call mpi_error_class(ierr, cls, ierr)
+      call check(cls .eq. MPI_ERR_OP, 'SUM on LOGICAL accepted')
+      call mpi_allreduce(da, db, 1, MPI_DOUBLE_PRECISION, MPI_MAXLOC,
+     &     MPI_COMM_WORLD, ierr)
+      call mpi_error_class(ierr, cls, ierr)
+      call check(cls .eq. MPI_ERR_OP, 'MAXLOC on DOUBLE accepted')
+      call mpi_comm_set_errhandler(MPI_COMM_WORLD,
+     &     MPI_ERRORS_ARE_FATAL, ierr)
       end
 
 c     LOGICAL variables proper: .TRUE. everywhere LAND, rank 0 LOR
