@@ -491,6 +491,10 @@ int mpii_coll_select(mpii_coll_op_t op, mpii_comm_t *comm, size_t bytes, long co
         ch.algo = f;
         ch.second = -1;
     } else {
+        if (f >= 0 && mpii_coll_cfg_verbose && comm->rank == 0)
+            fprintf(stderr,
+                    "mbmpi coll: %s P=%d m=%zu B: forced %s does not apply (count %ld, %scommutative op)\n",
+                    o->name, P, bytes, o->algos[f].name, count, commutative ? "" : "non-");
         choose(op, P, m, count, commutative, &ch);
         if (ch.algo < 0) { /* cannot happen: every op has one unconditional algorithm */
             ch.algo = 0;
@@ -563,6 +567,14 @@ double mpii_coll_predict(mpii_coll_op_t op, int algo, int P, double m, int *chos
 {
     long count = m > (double)LONG_MAX ? LONG_MAX : (long)m;
     double seg;
+
+    /* Only m is known, not the type: the conditions on the element count
+     * ("count >= P") assume bytes for data movement and 4-byte elements (int,
+     * float) for the reductions from m = 4 on, as bench/coll calls them. */
+    if ((op == MPII_COLL_REDUCE || op == MPII_COLL_ALLREDUCE || op == MPII_COLL_REDUCE_SCATTER ||
+         op == MPII_COLL_REDUCE_SCATTER_BLOCK || op == MPII_COLL_SCAN || op == MPII_COLL_EXSCAN) &&
+        count >= 4)
+        count /= 4;
 
     if (algo < 0) {
         choice_t ch;

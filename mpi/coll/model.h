@@ -70,7 +70,9 @@ int mpii_coll_algo_by_name(mpii_coll_op_t op, const char *name); /* -1 if unknow
 /* algo -1: back to the model. */
 void mpii_coll_force(mpii_coll_op_t op, int algo);
 /* Predicted microseconds of algo (-1: the model's choice, stored in
- * *chosen) for P ranks and m bytes; < 0 when algo does not apply. */
+ * *chosen) for P ranks and m bytes; < 0 when algo does not apply. The
+ * element count behind m is taken as m (1-byte elements) for data movement
+ * and m / 4 for the reductions (m >= 4), commutative op. */
 double mpii_coll_predict(mpii_coll_op_t op, int algo, int P, double m, int *chosen);
 
 #endif
