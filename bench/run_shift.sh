@@ -14,11 +14,13 @@
 #
 # Files in bench/out/:
 #   shift_<provider>.txt   the table (stdout of bench/shift)
-#   shift_<provider>.dat   bytes d variant median std maxplus simple write eager rts reps (us)
+#   shift_<provider>.dat   bytes d variant median std maxplus simple write eager rts reps oneport
+#                          (times in us, protocol counts per call)
 #   shift_<provider>.err   stderr of the run
 #   shift_<provider>.png   time against d per payload: measured (median +- std),
-#                          max-plus (solid) and simple (dashed) predictions,
-#                          one colour per variant (gnuplot; skipped without it)
+#                          max-plus (solid), simple (dashed) and, non-blocking,
+#                          1-port (dotted) predictions, one colour per variant
+#                          (gnuplot; skipped without it)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -71,7 +73,7 @@ for p in $providers; do
         echo "set terminal pngcairo size $((500 * n)),480 noenhanced"
         echo "set output '$out/shift_$p.png'"
         echo "set multiplot layout 1,$n title 'MPIX_Shift over $p, $np ranks:" \
-            "measured (median +- std, points), max-plus (solid), simple (dashed)'"
+            "measured (median +- std, points), max-plus (solid), simple (dashed), 1-port (dotted)'"
         echo "set logscale y; set xtics 1; set offsets 0.5, 0.5, 0, 0"
         echo "set xlabel 'depth d'; set ylabel 'time (us)'"
         echo "set key top left font ',8'"
@@ -85,6 +87,7 @@ for p in $providers; do
                 plots+=("$e title '${names[$v]} measured'")
                 plots+=("'$f' using 2:6 with lines lc $((v + 1)) dt 1 title '${names[$v]} max-plus'")
                 plots+=("'$f' using 2:7 with lines lc $((v + 1)) dt 2 title '${names[$v]} simple'")
+                [ "$v" = 2 ] && plots+=("'$f' using 2:12 with lines lc 3 dt 3 title 'nonblock 1-port'")
             done
             echo "set title '$s B per rank'"
             (IFS=,; echo "plot ${plots[*]}")

@@ -11,8 +11,9 @@
  *   - the protocol each message took: mbmpi's counters (write_msgs,
  *     eager_msgs, rts_msgs, summed over ranks) around 3 extra Shift calls
  *     with no collective in between;
- *   - predictions: max-plus (mxp_shift_predict) and simple (one message
- *     time per sequential exchange), from a table of ping-pong half round
+ *   - predictions: max-plus (mxp_shift_predict; for the non-blocking variant
+ *     also with one message at a time per rank, "1-port") and simple (one
+ *     message time per sequential exchange), from a table of ping-pong half round
  *     trips (MPI_Send and MPI_Ssend) and eager send overheads measured first
  *     (see --pp), at every message size the Shift uses (m, (2d+1) m,
  *     (2d+1)^2 m);
@@ -25,7 +26,7 @@
  *   (concurrent, default: the load the Shift itself puts on the CPUs and the
  *   network) or of one pair while the other ranks sleep (isolated)
  * --dat writes one line per measurement for bench/run_shift.sh's plot:
- *   bytes d variant median_us std_us maxplus_us simple_us write eager rts reps
+ *   bytes d variant median_us std_us maxplus_us simple_us write eager rts reps oneport_us
  * The eager limit used by the model is MBMPI_EAGER_LIMIT (default 16384).
  */
 #include <math.h>
@@ -230,6 +231,7 @@ typedef struct meas {
     double med;
     double sd;
     double maxplus;
+    double oneport;  /* max-plus with one message at a time per rank (= maxplus when blocking) */
     double simple;
     double share[3]; /* write, eager, rts messages per call (all ranks) */
     int reps;
@@ -339,14 +341,18 @@ static void measure_shift(const config_t *cf, MPI_Comm cart, long m, int d, int 
 static void print_point(FILE *dat, long m, int d, int v, const meas_t *r)
 {
     double tot = r->share[0] + r->share[1] + r->share[2], div = tot > 0 ? tot : 1;
-    printf("%-8ld %-2d %-8s %10.2f %9.2f %5d %10.2f %+7.1f %10.2f %+7.1f %6.1f %6.1f %6.1f %5.0f\n", m, d,
-           vname[v], r->med * 1e6, r->sd * 1e6, r->reps, r->maxplus * 1e6,
-           100 * (r->maxplus - r->med) / r->med, r->simple * 1e6, 100 * (r->simple - r->med) / r->med,
+    char op[32] = "-";
+    if (v == 2)
+        snprintf(op, sizeof(op), "%.2f %+6.1f", r->oneport * 1e6, 100 * (r->oneport - r->med) / r->med);
+    printf("%-8ld %-2d %-8s %10.2f %9.2f %5d %10.2f %+7.1f %10.2f %+7.1f %17s %6.1f %6.1f %6.1f %5.0f\n", m,
+           d, vname[v], r->med * 1e6, r->sd * 1e6, r->reps, r->maxplus * 1e6,
+           100 * (r->maxplus - r->med) / r->med, r->simple * 1e6, 100 * (r->simple - r->med) / r->med, op,
            100 * r->share[0] / div, 100 * r->share[1] / div, 100 * r->share[2] / div, tot);
     fflush(stdout);
     if (dat)
-        fprintf(dat, "%ld %d %d %.3f %.3f %.3f %.3f %.1f %.1f %.1f %d\n", m, d, v, r->med * 1e6, r->sd * 1e6,
-                r->maxplus * 1e6, r->simple * 1e6, r->share[0], r->share[1], r->share[2], r->reps);
+        fprintf(dat, "%ld %d %d %.3f %.3f %.3f %.3f %.1f %.1f %.1f %d %.3f\n", m, d, v, r->med * 1e6,
+                r->sd * 1e6, r->maxplus * 1e6, r->simple * 1e6, r->share[0], r->share[1], r->share[2],
+                r->reps, r->oneport * 1e6);
 }
 
 static void print_speedups(const config_t *cf, meas_t res[MAXL][MAXL][3])
@@ -356,17 +362,20 @@ static void print_speedups(const config_t *cf, meas_t res[MAXL][MAXL][3])
         have[cf->variants[vi]] = 1;
     if (!have[2] || !(have[0] || have[1]))
         return;
-    printf("# speed-up of the non-blocking variant (measured medians; max-plus predicted in brackets)\n");
-    printf("%-8s %-2s %18s %18s\n", "bytes", "d", "over ssend", "over send");
+    printf("# speed-up of the non-blocking variant: measured medians (max-plus predicted, overlapping /"
+           " 1-port)\n");
+    printf("%-8s %-2s %22s %22s\n", "bytes", "d", "over ssend", "over send");
     for (int si = 0; si < cf->ns; si++)
         for (int di = 0; di < cf->nd; di++) {
             meas_t *r = res[si][di];
-            char a[32] = "-", b[32] = "-";
+            char a[48] = "-", b[48] = "-";
             if (have[0])
-                snprintf(a, sizeof(a), "%.2f (%.2f)", r[0].med / r[2].med, r[0].maxplus / r[2].maxplus);
+                snprintf(a, sizeof(a), "%.2f (%.2f / %.2f)", r[0].med / r[2].med, r[0].maxplus / r[2].maxplus,
+                         r[0].maxplus / r[2].oneport);
             if (have[1])
-                snprintf(b, sizeof(b), "%.2f (%.2f)", r[1].med / r[2].med, r[1].maxplus / r[2].maxplus);
-            printf("%-8ld %-2ld %18s %18s\n", cf->sizes[si], cf->depths[di], a, b);
+                snprintf(b, sizeof(b), "%.2f (%.2f / %.2f)", r[1].med / r[2].med, r[1].maxplus / r[2].maxplus,
+                         r[1].maxplus / r[2].oneport);
+            printf("%-8ld %-2ld %22s %22s\n", cf->sizes[si], cf->depths[di], a, b);
         }
 }
 
@@ -455,9 +464,11 @@ int main(int argc, char **argv)
         printf("# times in microseconds; err%% = (prediction - measured median) / measured median\n");
         printf("# protocol shares of the messages of a call, all ranks (write: receive posted first, "
                "REQ used;\n#   eager: FIFO; rts: FIFO RTS then CTS + write), from MPIX_Stat_get\n");
-        printf("%-8s %-2s %-8s %10s %9s %5s %10s %7s %10s %7s %6s %6s %6s %5s\n", "bytes", "d", "variant",
-               "measured", "std", "reps", "max-plus", "err%", "simple", "err%", "write%", "eager%", "rts%",
-               "msgs");
+        printf("# 1-port: max-plus with a rank's sends one after the other (non-blocking only; the\n"
+               "#   max-plus column lets them overlap)\n");
+        printf("%-8s %-2s %-8s %10s %9s %5s %10s %7s %10s %7s %17s %6s %6s %6s %5s\n", "bytes", "d",
+               "variant", "measured", "std", "reps", "max-plus", "err%", "simple", "err%", "1-port   err%",
+               "write%", "eager%", "rts%", "msgs");
     }
 
     for (int si = 0; si < cf.ns; si++) {
@@ -488,6 +499,11 @@ int main(int argc, char **argv)
                     die("max-plus evaluation failed");
                 r->maxplus = pr.tmax;
                 r->simple = pr.simple;
+                cost.one_port = 1;
+                if (mxp_shift_predict(&spec, &cost, NULL, &pr) != MXP_OK)
+                    die("max-plus evaluation failed");
+                cost.one_port = 0;
+                r->oneport = pr.tmax;
                 if (rank == 0)
                     print_point(dat, m, d, v, r);
             }

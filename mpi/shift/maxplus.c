@@ -290,8 +290,11 @@ static int build_blocking(shift_build_t *b)
 /* Non-blocking variant: every receive is posted at time 0; a send goes as
  * soon as its data is there (step 1 of an axis: every receive of the axes
  * before it has landed; step k > 1: the receive of step k - 1 in the same
- * direction has landed) and arrives t later. A rank is done when its last
- * receive landed and its last send completed (eager: o after it started). */
+ * direction has landed) and, with one_port, once the rank's previous send
+ * (in step order) has had its time; it arrives t after it started. A rank is
+ * done when its last receive landed and its last send completed (eager: o
+ * after it started). Every dependency points to an earlier step or axis, or
+ * to an earlier send of the same step, so the graph stays acyclic. */
 static int build_nonblocking(shift_build_t *b)
 {
     int rc, d = b->depth;
@@ -330,9 +333,11 @@ static int build_nonblocking(shift_build_t *b)
             return rc;
         if ((rc = mxp_edge_add(b->g, axis_done[SHIFT_NAXES], fin, 0.0)) != MXP_OK)
             return rc;
+        int port = -1;         /* one_port: start node of the rank's previous send */
+        double port_t = 0.0;   /* and its message time */
         for (int a = 0; a < SHIFT_NAXES; a++)
-            for (int dir = 1; dir >= -1; dir -= 2)
-                for (int k = 1; k <= d; k++) {
+            for (int k = 1; k <= d; k++)
+                for (int dir = 1; dir >= -1; dir -= 2) {
                     shift_step_t st;
                     shift_plan_step(&geo, a, dir, k, &st);
                     if (st.self)
@@ -359,6 +364,18 @@ static int build_nonblocking(shift_build_t *b)
                     }
                     mxp_msg_t *m = &b->msg[msg_index(b, r, a, dir, k)];
                     double t = msg_time(b, m->bytes);
+                    if (b->cost->one_port) {
+                        int s0;
+                        if ((rc = node(b, MXP_EPS, &s0)) != MXP_OK)
+                            return rc;
+                        if ((rc = mxp_edge_add(b->g, ready, s0, 0.0)) != MXP_OK)
+                            return rc;
+                        if (port >= 0 && (rc = mxp_edge_add(b->g, port, s0, port_t)) != MXP_OK)
+                            return rc;
+                        port = s0;
+                        port_t = t;
+                        ready = s0; /* the send starts here */
+                    }
                     if ((rc = mxp_edge_add(b->g, ready, m->arrival, t)) != MXP_OK)
                         return rc;
                     if (msg_rendezvous(b, m->bytes)) {

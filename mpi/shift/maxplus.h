@@ -69,6 +69,7 @@ typedef struct mxp_cost {
     const double *tab_bytes;
     const double *tab_t[MXP_T_KINDS];
     double eager_limit; /* largest payload MPI_Send / MPI_Isend sends eagerly */
+    int one_port;       /* 1: a rank pushes one message at a time (see below) */
 } mxp_cost_t;
 
 double mxp_cost_time(const mxp_cost_t *c, int kind, double bytes);
@@ -100,8 +101,14 @@ typedef struct mxp_shift_result {
 } mxp_shift_result_t;
 
 /* Build the Shift's event graph for spec and evaluate it (all ranks start at
- * time 0). rank_t (may be NULL) receives each rank's completion time,
- * indexed by Cartesian rank (row-major, as MPI_Cart_rank). */
+ * time 0). The blocking variants send one message at a time anyway; for the
+ * non-blocking one, cost->one_port = 0 lets a rank's messages overlap fully
+ * (a lower bound: both directions at once cost one message time), 1 makes
+ * each rank's sends start one after the other in step order (+1, -1, +2, -2
+ * ... of each axis), each occupying the rank for its whole message time (an
+ * upper bound when a message's time is mostly CPU time, as over shm).
+ * rank_t (may be NULL) receives each rank's completion time, indexed by
+ * Cartesian rank (row-major, as MPI_Cart_rank). */
 int mxp_shift_predict(const mxp_shift_spec_t *spec, const mxp_cost_t *cost, double *rank_t,
                       mxp_shift_result_t *res);
 

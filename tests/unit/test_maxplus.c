@@ -3,7 +3,7 @@
  * Shift's event graph (mpi/shift/maxplus.c, shift_plan.c) on cases small
  * enough to work out by hand: a chain, a fork-join, a cycle, random DAGs
  * against the dense A* = E (+) A (+) ... (+) A^(n-1), the cost tables, a
- * 2x1x1 grid per variant, open boundaries (3x1x1, 2x1x1 with d = 2), and
+ * 2x1x1 grid per variant (and the one-port model), open boundaries (3x1x1, 2x1x1 with d = 2), and
  * the message count and time of a 2x2x2 grid.
  * Standalone: cc test_maxplus.c mpi/shift/maxplus.c mpi/shift/shift_plan.c -lcmocka
  */
@@ -237,11 +237,23 @@ static void test_grid_2x1x1(void **state)
     NEAR(r.tmax, 1.0);
     NEAR(r.simple, 1.0);
 
+    /* one port: the - message waits for the + one: [0,1] then [1,2] */
+    mxp_cost_t port = unit_cost;
+    port.one_port = 1;
+    assert_int_equal(mxp_shift_predict(&s, &port, t, &r), MXP_OK);
+    NEAR(r.tmax, 2.0);
+
     /* d = 2: the second step forwards what the first brought */
     s.depth = 2;
     assert_int_equal(mxp_shift_predict(&s, &unit_cost, t, &r), MXP_OK);
     NEAR(r.tmax, 2.0);
     assert_int_equal(r.nmsgs, 8);
+    /* one port: +1 [0,1], -1 [1,2], +2 ready at 1 (+1 landed) but the port
+     * is busy until 2: [2,3], -2 ready at 2, port free at 3: [3,4] */
+    assert_int_equal(mxp_shift_predict(&s, &port, t, &r), MXP_OK);
+    NEAR(r.tmax, 4.0);
+    NEAR(t[0], 4.0);
+    NEAR(t[1], 4.0);
     s.variant = MXP_SHIFT_SSEND;
     assert_int_equal(mxp_shift_predict(&s, &unit_cost, t, &r), MXP_OK);
     NEAR(r.tmax, 8.0);
@@ -302,6 +314,27 @@ static void test_grid_2x2x2(void **state)
     NEAR(r.tmax, 10 + 20 + 40);
 }
 
+/* The one-port model never beats the concurrent one, and stays acyclic on
+ * bigger grids, periodic and open. */
+static void test_one_port_bounds(void **state)
+{
+    (void)state;
+    mxp_cost_t par = {.lat = {1, 1, 0.1}, .sec_per_byte = {0.01, 0.01, 0}, .eager_limit = 50};
+    mxp_cost_t port = par;
+    port.one_port = 1;
+    for (int periodic = 0; periodic <= 1; periodic++)
+        for (int d = 1; d <= 3; d++) {
+            mxp_shift_spec_t s;
+            mxp_shift_result_t a, b;
+            spec_set(&s, 3, 4, 2, periodic, d, MXP_SHIFT_NONBLOCKING);
+            s.slot_bytes = 7;
+            assert_int_equal(mxp_shift_predict(&s, &par, NULL, &a), MXP_OK);
+            assert_int_equal(mxp_shift_predict(&s, &port, NULL, &b), MXP_OK);
+            assert_true(b.tmax >= a.tmax - 1e-12);
+            assert_int_equal(a.nmsgs, b.nmsgs);
+        }
+}
+
 /* The graph of a small Shift agrees with the dense A* too. */
 static void test_shift_graph_dense(void **state)
 {
@@ -311,9 +344,11 @@ static void test_shift_graph_dense(void **state)
     int fin[3];
     double x[64], ref[64];
     for (int v = 0; v < 3; v++) {
+        mxp_cost_t c = unit_cost;
+        c.one_port = v == MXP_SHIFT_NONBLOCKING;
         spec_set(&s, 3, 1, 1, 0, 1, v);
         mxp_graph_init(&g);
-        assert_int_equal(mxp_shift_graph(&s, &unit_cost, &g, fin, NULL), MXP_OK);
+        assert_int_equal(mxp_shift_graph(&s, &c, &g, fin, NULL), MXP_OK);
         assert_true(g.nnodes <= 64);
         assert_int_equal(mxp_graph_eval(&g, x), MXP_OK);
         dense_star(&g, ref);
@@ -373,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_grid_2x1x1),
         cmocka_unit_test(test_open_boundary),
         cmocka_unit_test(test_grid_2x2x2),
+        cmocka_unit_test(test_one_port_bounds),
         cmocka_unit_test(test_shift_graph_dense),
         cmocka_unit_test(test_invalid_specs),
         cmocka_unit_test(test_plan),
