@@ -6,6 +6,6 @@
 
 $(BUILD)/unit/test_shmem: tests/unit/test_shmem.c transport/shmem.c transport/transport.h util/log.c util/status.c
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) tests/unit/test_shmem.c util/log.c util/status.c $(CMOCKA_LIBS) -o $@
+	$(CC) $(UNIT_CFLAGS) tests/unit/test_shmem.c util/log.c util/status.c $(CMOCKA_LIBS) -lpthread -o $@
 
 TEST_BUILD += $(BUILD)/unit/test_shmem

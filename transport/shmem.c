@@ -40,7 +40,8 @@
  * message is dropped and counted; a header whose length makes no sense ends
  * reading of that ring (its stream can no longer be followed).
  *
- * Knobs (environment): MBMPI_SHM_CMA=0 disables process_vm_writev,
+ * Knobs (environment): MBMPI_SHM_CMA=0 disables process_vm_writev/readv,
+ * MBMPI_SHM_CMA=single keeps big writes to the writer alone (no PULL),
  * MBMPI_SHM_RING=bytes sets the ring size per sender (power of two, default
  * 256 KiB, the same on every rank).
  */
@@ -80,12 +81,10 @@ enum {
     SHM_T_WRITE = 2,
     SHM_T_NOTIFY = 3,
     SHM_T_PAD = 4,
-    SHM_T_PULL = 5,          /* target: copy the sender's bytes in yourself (process_vm_readv), then ACK */
-    SHM_T_ACK = 6,           /* the pull named by the cookie is done */
-    SHM_T_NOTIFY_IF = 7,     /* notify, unless the sender's previous PULL failed here */
+    SHM_T_SHARE = 5,         /* a big write whose chunks the target may help copy (process_vm_readv) */
 };
-#define SHM_SPLIT_MIN ((size_t)256 << 10) /* writes from here on are copied by both sides */
-#define SHM_MAX_PULLS 16                  /* outstanding split writes per peer */
+#define SHM_SPLIT_MIN ((size_t)256 << 10) /* writes from here on may be copied by both sides */
+#define SHM_CHUNK ((size_t)128 << 10)     /* unit of that sharing */
 #define SHM_PULL_RANKS 3072               /* ranks whose pull ability fits the header page */
 #define SHM_F_NOTIFY 1
 
@@ -106,23 +105,21 @@ typedef struct shm_whdr {
     uint32_t rsv;
 } shm_whdr_t;
 
-/* What follows the header of a PULL (hdr.len: bytes to pull). */
-typedef struct shm_pull {
+/* What follows the header of a SHARE (hdr.len: bytes of the write). Both
+ * sides claim SHM_CHUNK pieces with fetch-add on `next`; the target counts
+ * the ones it copied in `tdone`. */
+typedef struct shm_share {
     uint64_t key;
     uint64_t offset;
     uint64_t src;            /* address in the sender */
-    uint64_t cookie;         /* echoed in the ACK */
-} shm_pull_t;
-
-/* What follows the header of an ACK. */
-typedef struct shm_ack {
-    uint64_t cookie;
-    int32_t status;
+    _Atomic uint32_t next;   /* next chunk to claim */
+    _Atomic uint32_t tdone;  /* chunks the target copied */
+    _Atomic uint32_t tfail;  /* the target failed to copy one */
     uint32_t rsv;
-} shm_ack_t;
+} shm_share_t;
 
 _Static_assert(sizeof(shm_hdr_t) == SHM_HDR, "header layout");
-_Static_assert(SHM_HDR + sizeof(shm_pull_t) <= SHM_LINE, "pull layout");
+_Static_assert(SHM_HDR + sizeof(shm_share_t) <= SHM_LINE, "share layout");
 _Static_assert(SHM_HDR + sizeof(shm_whdr_t) <= SHM_WHDR, "write header layout");
 
 /* A registration, as published in the owner's segment. */
@@ -199,7 +196,6 @@ typedef struct shm_rx {
     shm_ctl_t *ctl;
     int src;
     int dead;                /* malformed stream: no longer read */
-    int pull_failed;         /* the last PULL from it failed: skip its NOTIFY_IF */
 } shm_rx_t;
 
 /* Per peer: our producer side of its ring for us. Hot fields first. */
@@ -215,15 +211,12 @@ typedef struct shm_peer {
     int cma;                 /* process_vm_writev into it works */
     pid_t pid;
     const shm_seg_t *seg;    /* its segment header + table, read-only */
-    /* split writes waiting for the peer's ACK */
-    void *pull_ctx[SHM_MAX_PULLS];
-    uint64_t pull_cookie[SHM_MAX_PULLS]; /* 0: free */
-    int pull_status[SHM_MAX_PULLS];      /* of our own half */
-    int npull;
-    uint64_t pull_seq;
-    /* ACKs we owe it that did not fit its ring yet */
-    shm_ack_t ack_q[SHM_MAX_PULLS];
-    int nack_q;
+    /* a shared write whose target chunks are still being copied */
+    shm_share_t *share;      /* its line in the ring (NULL: none) */
+    void *share_ctx;
+    uint64_t share_pos;      /* its ring position */
+    uint32_t share_target;   /* chunks the target claimed */
+    int share_status;        /* of our own chunks */
     size_t seg_map_len;
     void *ring_map;          /* its ring for us, read-write */
     size_t ring_map_len;
@@ -241,10 +234,11 @@ typedef struct tl_shmem {
     shm_rx_t *rx;            /* size - 1 rings, by sender */
     int nrx;
     int npending;
-    int nack_q;              /* ACKs queued over all peers */
+    int nshare;              /* peers with a shared write in flight */
     int rr;                  /* round-robin start of the next poll */
     int in_progress;         /* recursion guard: messages are delivered in place */
     int want_cma;
+    int want_split;          /* big writes copied by both sides */
     /* own segment */
     char path[80];
     shm_seg_t *seg;
@@ -256,6 +250,7 @@ typedef struct tl_shmem {
     uint64_t key_state;
     unsigned long rejected;  /* writes refused here (bad key or bounds) */
     unsigned long malformed; /* messages dropped */
+    unsigned long helped;    /* pieces of senders' shared writes copied here */
 } tl_shmem_t;
 
 static uint64_t splitmix64(uint64_t *state)
@@ -511,177 +506,170 @@ static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, c
     return UT_OK;
 }
 
-/* A small control message (one line) with the given body. 0: no room. */
-static int shm_push_line(tl_shmem_t *t, shm_peer_t *p, int type, uint32_t len, const void *body, size_t blen)
+/* process_vm_readv/writev of one range, whole. 0 or an errno. */
+static int shm_cma_copy(pid_t pid, int out, void *local, uint64_t remote, size_t len)
 {
-    uint64_t pos = shm_reserve(t, p, SHM_LINE);
-    shm_hdr_t *h;
+    size_t done = 0;
 
-    if (pos == UINT64_MAX)
-        return 0;
-    h = (shm_hdr_t *)(p->tx_data + (pos & t->ring_mask));
-    h->len = len;
-    h->type = (uint8_t)type;
-    h->flags = 0;
-    memcpy((char *)h + SHM_HDR, body, blen);
-    shm_publish(p, h, pos, SHM_LINE);
-    return 1;
+    while (done < len) {
+        struct iovec l = {.iov_base = (char *)local + done, .iov_len = len - done};
+        struct iovec r = {.iov_base = (void *)(uintptr_t)(remote + done), .iov_len = len - done};
+        ssize_t n = out ? process_vm_writev(pid, &l, 1, &r, 1, 0) : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : EIO;
+        done += (size_t)n;
+    }
+    return 0;
 }
 
-/* Free bytes in the peer's ring (refreshing our view of its head). */
-static size_t shm_tx_free(tl_shmem_t *t, shm_peer_t *p)
+static uint32_t shm_nchunks(size_t len)
 {
-    p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
-    return t->ring_size - (size_t)(p->tx_tail - p->tx_head);
+    return (uint32_t)((len + SHM_CHUNK - 1) / SHM_CHUNK);
 }
 
 /*
- * A big write copied by both sides at once (one core alone copies slower
- * than two): a PULL asks the target to fetch the second half with
- * process_vm_readv (it checks key and bounds in its own table first) while
- * we write the first half with process_vm_writev; then a NOTIFY_IF, which
- * the target honours only if its pull worked. The ring is FIFO and the
- * target pulls as it reads the PULL, so the NOTIFY_IF finds both halves in
- * place. tx_done comes with the target's ACK (our source stays in use until
- * then). UT_ERR_UNSUPPORTED: not possible now, use another path.
+ * A big write that the target may help copy: one core alone copies slower
+ * than two. A SHARE line in the ring names the write; we claim SHM_CHUNK
+ * pieces with fetch-add on its counter and copy them with
+ * process_vm_writev, while the target, as soon as it reads the SHARE,
+ * claims pieces from the same counter and pulls them with
+ * process_vm_readv (after checking key and bounds in its own table). When
+ * the target is not running, we simply copy everything: nothing waits for
+ * it. The notification follows at once: the ring is FIFO and the target
+ * finishes its pieces before it reads further. tx_done waits only for the
+ * pieces the target claimed (our source is in use until then).
+ * UT_ERR_UNSUPPORTED: not possible now, use another path.
  */
-static int shm_write_split(tl_shmem_t *t, int peer, const char *src, size_t len, const tl_rkey_t *rkey,
+static int shm_write_share(tl_shmem_t *t, int peer, const char *src, size_t len, const tl_rkey_t *rkey,
                            uint64_t offset, int notify, uint32_t data, void *op_ctx)
 {
     shm_peer_t *p = &t->peers[peer];
-    shm_pull_t pl;
-    uint64_t addr, rlen;
-    size_t half;
-    int i, rc;
+    shm_share_t *sh;
+    shm_hdr_t *h;
+    uint64_t addr, rlen, pos;
+    uint32_t c, n = shm_nchunks(len), mine = 0;
+    int rc = UT_OK, e;
 
-    if (p->npull >= SHM_MAX_PULLS || t->rank >= SHM_PULL_RANKS ||
+    if (p->share || t->rank >= SHM_PULL_RANKS ||
         !atomic_load_explicit(&p->seg->can_pull[t->rank], memory_order_relaxed))
         return UT_ERR_UNSUPPORTED;
     if (!shm_peer_lookup(p, rkey->key, &addr, &rlen) || offset > rlen || len > rlen - offset)
         return UT_ERR_UNSUPPORTED; /* the plain path refuses it with a message */
-    if (shm_tx_free(t, p) < 2 * SHM_LINE)
-        return UT_ERR_NO_RESOURCE; /* PULL and NOTIFY_IF (one line each: never padded) */
-    for (i = 0; p->pull_cookie[i]; i++)
-        ;
-    half = (len / 2) & ~(size_t)(SHM_PAGE - 1);
-    pl.key = rkey->key;
-    pl.offset = offset + half;
-    pl.src = (uint64_t)(uintptr_t)(src + half);
-    pl.cookie = (++p->pull_seq << 8) | (uint64_t)i;
-    if (!shm_push_line(t, p, SHM_T_PULL, (uint32_t)(len - half), &pl, sizeof(pl)))
-        return UT_ERR_IO; /* cannot happen: room was checked */
-    rc = UT_OK;
-    if (half) {
-        rc = shm_write_cma(t, peer, src, half, rkey, offset, 0, 0);
-        if (rc == UT_ERR_UNSUPPORTED)
-            rc = UT_ERR_IO; /* CMA just stopped working: the target still pulls its half */
+    if (t->ring_size - (size_t)(p->tx_tail - p->tx_head) < 2 * SHM_LINE) {
+        p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+        if (t->ring_size - (size_t)(p->tx_tail - p->tx_head) < 2 * SHM_LINE)
+            return UT_ERR_NO_RESOURCE; /* SHARE and NOTIFY: one line each, never padded */
+    }
+    pos = shm_reserve(t, p, SHM_LINE);
+    h = (shm_hdr_t *)(p->tx_data + (pos & t->ring_mask));
+    sh = (shm_share_t *)((char *)h + SHM_HDR);
+    h->len = (uint32_t)len;
+    h->type = SHM_T_SHARE;
+    h->flags = 0;
+    sh->key = rkey->key;
+    sh->offset = offset;
+    sh->src = (uint64_t)(uintptr_t)src;
+    atomic_store_explicit(&sh->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&sh->tdone, 0, memory_order_relaxed);
+    atomic_store_explicit(&sh->tfail, 0, memory_order_relaxed);
+    shm_publish(p, h, pos, SHM_LINE);
+
+    while ((c = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed)) < n) {
+        size_t o = (size_t)c * SHM_CHUNK, k = len - o < SHM_CHUNK ? len - o : SHM_CHUNK;
+        mine++;
+        if (rc != UT_OK)
+            continue; /* keep claiming, so the accounting stays exact */
+        e = shm_cma_copy(p->pid, 1, (char *)src + o, addr + offset + o, k);
+        if (e) {
+            ut_error("mbshm: process_vm_writev to rank %d (%zu bytes): %s", peer, k, strerror(e));
+            rc = e == EFAULT ? UT_ERR_PERM : UT_ERR_IO;
+        }
     }
     if (rc == UT_OK && notify)
-        shm_push_line(t, p, SHM_T_NOTIFY_IF, 0, &data, sizeof(data));
-    p->pull_ctx[i] = op_ctx;
-    p->pull_cookie[i] = pl.cookie;
-    p->pull_status[i] = rc;
-    p->npull++;
+        shm_push_notify(t, p, data);
+    if (mine == n ||
+        atomic_load_explicit(&sh->tdone, memory_order_acquire) == n - mine) {
+        if (mine != n && atomic_load_explicit(&sh->tfail, memory_order_relaxed) && rc == UT_OK)
+            rc = UT_ERR_IO;
+        return rc;
+    }
+    p->share = sh;
+    p->share_ctx = op_ctx;
+    p->share_pos = pos;
+    p->share_target = n - mine;
+    p->share_status = rc;
+    t->nshare++;
     return UT_INPROGRESS;
 }
 
-/* The target's ACK of a split write. */
-static void shm_rx_ack(tl_shmem_t *t, shm_rx_t *r, const volatile shm_hdr_t *h)
+/* Shared writes whose target pieces are now done: tx_done. */
+static int shm_drive_shares(tl_shmem_t *t)
 {
-    shm_peer_t *p = &t->peers[r->src];
-    shm_ack_t a;
-    unsigned i;
-    void *ctx;
-    int st;
+    int i, n = 0;
 
-    memcpy(&a, (const char *)h + SHM_HDR, sizeof(a));
-    i = (unsigned)(a.cookie & 0xff);
-    if (i >= SHM_MAX_PULLS || !a.cookie || p->pull_cookie[i] != a.cookie) {
-        t->malformed++;
-        ut_warn("mbshm: rank %d acknowledged a pull we did not ask for", r->src);
-        return;
-    }
-    ctx = p->pull_ctx[i];
-    st = p->pull_status[i] != UT_OK ? p->pull_status[i] : (a.status <= 0 ? a.status : UT_ERR_PROTO);
-    p->pull_cookie[i] = 0;
-    p->pull_ctx[i] = NULL;
-    p->npull--;
-    if (st != UT_OK)
-        ut_error("mbshm: a write to rank %d failed: %s", r->src, ut_status_str(st));
-    t->cb.tx_done(t->cb.arg, ctx, st);
-}
-
-/* Send the ACKs that did not fit before. */
-static void shm_flush_acks(tl_shmem_t *t)
-{
-    int i;
-
-    for (i = 0; i < t->size && t->nack_q; i++) {
+    for (i = 0; i < t->size && t->nshare; i++) {
         shm_peer_t *p = &t->peers[i];
-        int k = 0;
-        while (k < p->nack_q && shm_push_line(t, p, SHM_T_ACK, 0, &p->ack_q[k], sizeof(p->ack_q[k])))
-            k++;
-        if (k) {
-            memmove(p->ack_q, p->ack_q + k, (size_t)(p->nack_q - k) * sizeof(p->ack_q[0]));
-            p->nack_q -= k;
-            t->nack_q -= k;
-        }
+        uint64_t head;
+        int st;
+        void *ctx;
+
+        if (!p->share)
+            continue;
+        /* Once the target's position passed the SHARE it is done with it
+         * (and the line may be reused); before, the line is still ours to read. */
+        head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+        if (head <= p->share_pos &&
+            atomic_load_explicit(&p->share->tdone, memory_order_acquire) != p->share_target)
+            continue;
+        st = p->share_status;
+        if (st == UT_OK && head <= p->share_pos && atomic_load_explicit(&p->share->tfail, memory_order_relaxed))
+            st = UT_ERR_IO;
+        ctx = p->share_ctx;
+        p->share = NULL;
+        p->share_ctx = NULL;
+        t->nshare--;
+        n++;
+        t->cb.tx_done(t->cb.arg, ctx, st);
     }
+    return n;
 }
 
-/* A PULL: the target-side check, the copy, then the ACK. */
-static void shm_rx_pull(tl_shmem_t *t, shm_rx_t *r, const volatile shm_hdr_t *h, uint32_t len)
+/* A SHARE: after the target-side check, claim and pull pieces until none
+ * is left. A refused one is left to the sender (which checked the same
+ * table) and counted. */
+static void shm_rx_share(tl_shmem_t *t, shm_rx_t *r, volatile shm_hdr_t *h, uint32_t len)
 {
     shm_peer_t *p = &t->peers[r->src];
-    shm_ack_t a = {0, UT_OK, 0};
-    shm_pull_t pl;
-    shm_slot_t *s;
-    uint64_t addr = 0, rlen = 0;
-    size_t done = 0;
+    shm_share_t *sh = (shm_share_t *)((char *)h + SHM_HDR);
+    uint64_t key = sh->key, offset = sh->offset, src = sh->src;
+    shm_slot_t *s = &t->table[key & (SHM_TABLE_SLOTS - 1)];
+    uint64_t addr, rlen;
+    uint32_t c, n = shm_nchunks(len);
+    int e;
 
-    memcpy(&pl, (const char *)h + SHM_HDR, sizeof(pl));
-    a.cookie = pl.cookie;
-    s = &t->table[pl.key & (SHM_TABLE_SLOTS - 1)];
-    if (!pl.key || atomic_load_explicit(&s->key, memory_order_relaxed) != pl.key) {
-        a.status = UT_ERR_PERM;
-    } else {
-        addr = atomic_load_explicit(&s->addr, memory_order_relaxed);
-        rlen = atomic_load_explicit(&s->len, memory_order_relaxed);
-        if (pl.offset > rlen || len > rlen - pl.offset)
-            a.status = UT_ERR_PERM;
-    }
-    if (a.status == UT_OK && !p->tx_data)
-        a.status = UT_ERR_UNREACHABLE;
-    if (a.status != UT_OK) {
-        t->rejected++;
-        ut_warn("mbshm: refused a pull from rank %d (key %#llx, offset %llu, %u bytes)", r->src,
-                (unsigned long long)pl.key, (unsigned long long)pl.offset, len);
-    }
-    while (a.status == UT_OK && done < len) {
-        struct iovec l = {.iov_base = (char *)(uintptr_t)addr + pl.offset + done, .iov_len = len - done};
-        struct iovec rm = {.iov_base = (void *)(uintptr_t)(pl.src + done), .iov_len = len - done};
-        ssize_t n = process_vm_readv(p->pid, &l, 1, &rm, 1, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            ut_error("mbshm: process_vm_readv from rank %d (%u bytes): %s", r->src, len,
-                     n < 0 ? strerror(errno) : "no progress");
-            a.status = UT_ERR_IO;
-            break;
+    if (!key || atomic_load_explicit(&s->key, memory_order_relaxed) != key || !p->pid)
+        goto refuse;
+    addr = atomic_load_explicit(&s->addr, memory_order_relaxed);
+    rlen = atomic_load_explicit(&s->len, memory_order_relaxed);
+    if (offset > rlen || len > rlen - offset)
+        goto refuse;
+    while ((c = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed)) < n) {
+        size_t o = (size_t)c * SHM_CHUNK, k = len - o < SHM_CHUNK ? len - o : SHM_CHUNK;
+        e = shm_cma_copy(p->pid, 0, (char *)(uintptr_t)addr + offset + o, src + o, k);
+        if (e) {
+            ut_error("mbshm: process_vm_readv from rank %d (%zu bytes): %s", r->src, k, strerror(e));
+            atomic_store_explicit(&sh->tfail, 1, memory_order_relaxed);
         }
-        done += (size_t)n;
+        atomic_fetch_add_explicit(&sh->tdone, 1, memory_order_release);
+        t->helped++;
     }
-    r->pull_failed = a.status != UT_OK;
-    if (!p->tx_data)
-        return;
-    if (p->nack_q == 0 && shm_push_line(t, p, SHM_T_ACK, 0, &a, sizeof(a)))
-        return;
-    if (p->nack_q >= SHM_MAX_PULLS) {
-        shm_malformed(t, r, "more pulls outstanding than allowed", 0);
-        return;
-    }
-    p->ack_q[p->nack_q++] = a;
-    t->nack_q++;
+    return;
+refuse:
+    t->rejected++;
+    ut_warn("mbshm: refused to help a write from rank %d (key %#llx, offset %llu, %u bytes)", r->src,
+            (unsigned long long)key, (unsigned long long)offset, len);
 }
 
 static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
@@ -697,8 +685,8 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_INVALID_PARAM;
     if (p->pending)
         return UT_ERR_NO_RESOURCE;
-    if (p->cma && len >= SHM_SPLIT_MIN) {
-        int rc = shm_write_split(t, peer, src, len, rkey, offset, notify, data, op_ctx);
+    if (p->cma && len >= SHM_SPLIT_MIN && t->want_split) {
+        int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
     }
@@ -811,28 +799,13 @@ static int shm_poll_ring(tl_shmem_t *t, shm_rx_t *r, int budget)
             t->cb.notify(t->cb.arg, data);
             break;
         }
-        case SHM_T_PULL:
-            if (len > SHM_MAX_WRITE) {
-                shm_malformed(t, r, "pull length", 0);
-                total = SHM_LINE;
-                break;
-            }
+        case SHM_T_SHARE:
             total = SHM_LINE;
-            shm_rx_pull(t, r, h, len);
+            if (len > SHM_MAX_WRITE)
+                shm_malformed(t, r, "shared write length", 0);
+            else
+                shm_rx_share(t, r, (volatile shm_hdr_t *)h, len);
             break;
-        case SHM_T_ACK:
-            total = SHM_LINE;
-            shm_rx_ack(t, r, h);
-            break;
-        case SHM_T_NOTIFY_IF: {
-            uint32_t data;
-            memcpy(&data, (const char *)h + SHM_HDR, sizeof(data));
-            total = SHM_LINE;
-            if (!r->pull_failed)
-                t->cb.notify(t->cb.arg, data);
-            r->pull_failed = 0;
-            break;
-        }
         case SHM_T_PAD:
             if (off == 0) {
                 shm_malformed(t, r, "padding at the ring start", 1);
@@ -894,8 +867,8 @@ static int shm_progress(tl_t *tl)
     t->in_progress = 1;
     if (t->npending)
         n += shm_drive_pending(t);
-    if (t->nack_q)
-        shm_flush_acks(t);
+    if (t->nshare)
+        n += shm_drive_shares(t);
     /* Round robin: the next poll starts after the ring that used up the
      * budget, so a busy sender cannot starve the others. */
     src = t->rr;
@@ -1048,6 +1021,7 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->key_state = random_u64((uint64_t)(uintptr_t)t ^ (uint64_t)getpid());
     cma = getenv("MBMPI_SHM_CMA");
     t->want_cma = !(cma && !strcmp(cma, "0"));
+    t->want_split = !(cma && !strcmp(cma, "single"));
 
     /* A FIFO message is at most what mbcf asks for (eager limit + headers),
      * and at most a quarter of a ring, so several are in flight. */

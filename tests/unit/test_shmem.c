@@ -6,6 +6,8 @@
  */
 #include "transport/shmem.c"
 
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +21,7 @@ typedef struct ep {
     unsigned nrecv;
     size_t last_len;
     char last[70000];
-    unsigned nnotify;
+    _Atomic unsigned nnotify;
     uint32_t last_notify;
     unsigned ntx_done;
     void *last_ctx;
@@ -240,45 +242,64 @@ static void test_write_ring_and_checks(void **state)
     assert_int_equal(tl_shmem_rejected_writes(eps[1].tl), 3);
 }
 
-/* Big writes are copied by both sides: we write half, the target pulls the
- * other half and ACKs; a pull the target refuses fails the write and drops
- * the notification. */
-static void test_write_split(void **state)
+/* Big writes may be copied by both sides: alone (the target is not
+ * progressing), the writer copies every piece and is done at once; with the
+ * target progressing in another thread, both copy and tx_done follows. */
+static char share_dst[4 << 20], share_src[4 << 20];
+static _Atomic int share_stop;
+
+static void *target_thread(void *arg)
 {
-    static char dst[1 << 20], src[1 << 20];
+    (void)arg;
+    while (!atomic_load(&share_stop))
+        tl_progress(eps[2].tl);
+    return NULL;
+}
+
+static void test_write_share(void **state)
+{
     tl_mr_t *mr;
     tl_rkey_t rk;
     char ctx[TL_OP_CTX_SIZE];
     unsigned done0 = eps[0].ntx_done, nn = eps[2].nnotify;
+    pthread_t th;
     size_t i;
+    int rc;
     (void)state;
 
-    for (i = 0; i < sizeof(src); i++)
-        src[i] = (char)(i * 13 + 5);
-    memset(dst, 0, sizeof(dst));
+    for (i = 0; i < sizeof(share_src); i++)
+        share_src[i] = (char)(i * 13 + 5);
+    memset(share_dst, 0, sizeof(share_dst));
     assert_true(((tl_shmem_t *)eps[0].tl)->peers[2].cma);
-    assert_int_equal(tl_mem_reg(eps[2].tl, dst, sizeof(dst), &mr, &rk), UT_OK);
-    assert_int_equal(tl_write(eps[0].tl, 2, src, sizeof(src) - 100, &rk, 100, 1, 4242, ctx), UT_INPROGRESS);
-    assert_int_equal(eps[0].ntx_done, done0);
-    drain(2); /* pulls its half, ACKs, notifies */
-    assert_int_equal(eps[2].nnotify, nn + 1);
-    assert_int_equal(eps[2].last_notify, 4242);
-    assert_memory_equal(dst + 100, src, sizeof(src) - 100);
-    drain(0);
-    assert_int_equal(eps[0].ntx_done, done0 + 1);
-    assert_int_equal(eps[0].last_status, UT_OK);
-    assert_ptr_equal(eps[0].last_ctx, ctx);
-
-    /* Revoked before the target reads the PULL: refused, no notification. */
-    assert_int_equal(tl_write(eps[0].tl, 2, src, sizeof(src), &rk, 0, 1, 4243, ctx), UT_INPROGRESS);
-    tl_mem_dereg(eps[2].tl, mr);
+    assert_int_equal(tl_mem_reg(eps[2].tl, share_dst, sizeof(share_dst), &mr, &rk), UT_OK);
+    assert_int_equal(tl_write(eps[0].tl, 2, share_src, (1 << 20) - 100, &rk, 100, 1, 4242, ctx), UT_OK);
+    assert_memory_equal(share_dst + 100, share_src, (1 << 20) - 100);
     drain(2);
     assert_int_equal(eps[2].nnotify, nn + 1);
-    drain(0);
-    assert_int_equal(eps[0].ntx_done, done0 + 2);
-    assert_int_equal(eps[0].last_status, UT_ERR_PERM);
-    /* And now the sender's own check refuses it at once. */
-    assert_int_equal(tl_write(eps[0].tl, 2, src, sizeof(src), &rk, 0, 1, 4244, ctx), UT_ERR_PERM);
+    assert_int_equal(eps[2].last_notify, 4242);
+
+    memset(share_dst, 0, sizeof(share_dst));
+    atomic_store(&share_stop, 0);
+    assert_int_equal(pthread_create(&th, NULL, target_thread, NULL), 0);
+    usleep(1000); /* let the target start polling */
+    rc = tl_write(eps[0].tl, 2, share_src, sizeof(share_src), &rk, 0, 1, 4243, ctx);
+    assert_true(rc == UT_OK || rc == UT_INPROGRESS);
+    if (rc == UT_INPROGRESS) {
+        while (eps[0].ntx_done == done0)
+            tl_progress(eps[0].tl);
+        assert_int_equal(eps[0].last_status, UT_OK);
+        assert_ptr_equal(eps[0].last_ctx, ctx);
+    }
+    while (eps[2].nnotify == nn + 1)
+        sched_yield();
+    atomic_store(&share_stop, 1);
+    pthread_join(th, NULL);
+    assert_int_equal(eps[2].last_notify, 4243);
+    assert_memory_equal(share_dst, share_src, sizeof(share_src));
+    print_message("target copied %lu of 32 pieces\n", ((tl_shmem_t *)eps[2].tl)->helped);
+    tl_mem_dereg(eps[2].tl, mr);
+    /* Revoked: the writer's own check refuses at once. */
+    assert_int_equal(tl_write(eps[0].tl, 2, share_src, sizeof(share_src), &rk, 0, 1, 4244, ctx), UT_ERR_PERM);
 }
 
 /* Forge a message in rank 0's ring at rank 1, as a broken peer would. */
@@ -336,7 +357,7 @@ int main(void)
         cmocka_unit_test(test_send_iov_and_order),
         cmocka_unit_test(test_ring_full),
         cmocka_unit_test(test_write_ring_and_checks),
-        cmocka_unit_test(test_write_split),
+        cmocka_unit_test(test_write_share),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_stamp_unique),
     };
