@@ -21,15 +21,20 @@
  * Message kinds: SEND (a FIFO message for the recv callback, delivered in
  * place), WRITE (a fragment of a remote write: key, offset, bytes; the
  * target checks key and bounds in its own table before copying, like a NIC,
- * and raises the notification with the last fragment) and NOTIFY (the
- * notification of a write done with process_vm_writev).
+ * and raises the notification with the last fragment), NOTIFY (the
+ * notification of a write done with process_vm_writev) and SHARE (a big
+ * write the target may help copy, see shm_write_share).
  *
- * Writes of CMA_MIN bytes or more go straight into the target's memory with
- * process_vm_writev (one copy) when a probe at connect showed it is
- * allowed; the sender first checks the key and bounds in the target's
- * published table (a stale or foreign key is refused), then queues the
- * notification behind the data. Otherwise writes are fragments through the
- * ring, pipelined: the sender fills the ring while the target copies out.
+ * Writes of SHM_CMA_MIN (32 KiB) or more go straight into the target's
+ * memory with process_vm_writev (one copy) when a probe at connect showed
+ * it is allowed; the sender first checks the key and bounds in the
+ * target's published table (a stale or foreign key is refused), then
+ * queues the notification behind the data. From SHM_SPLIT_MIN (256 KiB) the
+ * target may take 128 KiB pieces of the copy itself (process_vm_readv)
+ * while it is polling anyway, so two cores copy; the writer never waits for
+ * a target that is not running. Smaller writes, or all without CMA, are
+ * fragments through the ring, pipelined: the sender fills the ring while
+ * the target copies out (no system call).
  *
  * Ordering: everything to one peer leaves in issue order; while a write to
  * a peer is still being pushed into its ring, further sends and writes to it
@@ -41,7 +46,7 @@
  * reading of that ring (its stream can no longer be followed).
  *
  * Knobs (environment): MBMPI_SHM_CMA=0 disables process_vm_writev/readv,
- * MBMPI_SHM_CMA=single keeps big writes to the writer alone (no PULL),
+ * MBMPI_SHM_CMA=single keeps big writes to the writer alone (no SHARE),
  * MBMPI_SHM_RING=bytes sets the ring size per sender (power of two, default
  * 256 KiB, the same on every rank).
  */
@@ -65,15 +70,15 @@
 #define SHM_VERSION 1
 #define SHM_LINE 64
 #define SHM_PAGE 4096
-#define SHM_HDR 16                       /* message header */
-#define SHM_WHDR 40                      /* write fragment header: a write of up to 24 bytes is one line */
+#define SHM_HDR 16  /* message header */
+#define SHM_WHDR 40 /* write fragment header: a write of up to 24 bytes is one line */
 #define SHM_RING_DEFAULT ((size_t)256 << 10)
 #define SHM_RING_MIN ((size_t)64 << 10)
 #define SHM_RING_MAX ((size_t)64 << 20)
 #define SHM_TABLE_BITS 14
 #define SHM_TABLE_SLOTS (1u << SHM_TABLE_BITS)
-#define SHM_CMA_MIN ((size_t)32 << 10)   /* smaller writes go through the ring (no system call) */
-#define SHM_BATCH 32                     /* messages per progress call */
+#define SHM_CMA_MIN ((size_t)32 << 10) /* smaller writes go through the ring (no system call) */
+#define SHM_BATCH 32                   /* messages per progress call */
 #define SHM_MAX_WRITE ((size_t)1 << 30)
 
 enum {
@@ -81,7 +86,7 @@ enum {
     SHM_T_WRITE = 2,
     SHM_T_NOTIFY = 3,
     SHM_T_PAD = 4,
-    SHM_T_SHARE = 5,         /* a big write whose chunks the target may help copy (process_vm_readv) */
+    SHM_T_SHARE = 5, /* a big write whose chunks the target may help copy (process_vm_readv) */
 };
 #define SHM_SPLIT_MIN ((size_t)256 << 10) /* writes from here on may be copied by both sides */
 #define SHM_CHUNK ((size_t)128 << 10)     /* unit of that sharing */
@@ -90,8 +95,8 @@ enum {
 
 /* One message header in a ring. */
 typedef struct shm_hdr {
-    _Atomic uint64_t stamp;  /* stored last (release): the message is complete */
-    uint32_t len;            /* bytes after the header (SEND, WRITE) */
+    _Atomic uint64_t stamp; /* stored last (release): the message is complete */
+    uint32_t len;           /* bytes after the header (SEND, WRITE) */
     uint8_t type;
     uint8_t flags;
     uint16_t rsv;
@@ -101,7 +106,7 @@ typedef struct shm_hdr {
 typedef struct shm_whdr {
     uint64_t key;
     uint64_t offset;
-    uint32_t data;           /* notification word (flags & SHM_F_NOTIFY) */
+    uint32_t data; /* notification word (flags & SHM_F_NOTIFY) */
     uint32_t rsv;
 } shm_whdr_t;
 
@@ -111,10 +116,10 @@ typedef struct shm_whdr {
 typedef struct shm_share {
     uint64_t key;
     uint64_t offset;
-    uint64_t src;            /* address in the sender */
-    _Atomic uint32_t next;   /* next chunk to claim */
-    _Atomic uint32_t tdone;  /* chunks the target copied */
-    _Atomic uint32_t tfail;  /* the target failed to copy one */
+    uint64_t src;           /* address in the sender */
+    _Atomic uint32_t next;  /* next chunk to claim */
+    _Atomic uint32_t tdone; /* chunks the target copied */
+    _Atomic uint32_t tfail; /* the target failed to copy one */
     uint32_t rsv;
 } shm_share_t;
 
@@ -124,7 +129,7 @@ _Static_assert(SHM_HDR + sizeof(shm_whdr_t) <= SHM_WHDR, "write header layout");
 
 /* A registration, as published in the owner's segment. */
 typedef struct shm_slot {
-    _Atomic uint64_t key;    /* 0: free */
+    _Atomic uint64_t key; /* 0: free */
     _Atomic uint64_t addr;
     _Atomic uint64_t len;
     uint64_t rsv;
@@ -134,7 +139,7 @@ typedef struct shm_slot {
  * its (pair of) cache lines so the producer's stores never bounce it. */
 typedef struct shm_ctl {
     _Atomic uint64_t head;
-    uint64_t salt;           /* set once by the owner at open */
+    uint64_t salt; /* set once by the owner at open */
     char pad[128 - 16];
 } shm_ctl_t;
 
@@ -142,7 +147,7 @@ typedef struct shm_ctl {
 typedef struct shm_seg {
     uint64_t magic;
     uint32_t version;
-    uint32_t size;           /* ranks */
+    uint32_t size; /* ranks */
     uint32_t rank;
     uint32_t pid;
     uint64_t ring_size;
@@ -151,7 +156,7 @@ typedef struct shm_seg {
     uint64_t rings_off;
     uint64_t seg_size;
     uint64_t table_slots;
-    uint64_t probe_va;       /* the owner's address of `probe` (CMA probe target) */
+    uint64_t probe_va; /* the owner's address of `probe` (CMA probe target) */
     _Atomic uint64_t probe;
     /* can_pull[r]: the owner reaches rank r with process_vm_readv/writev
      * (found at its connect; 0 before): senders split big writes with it */
@@ -176,7 +181,7 @@ typedef struct shm_wop {
     uint64_t offset;
     uint32_t data;
     int notify;
-    int pushed_one;          /* a zero-length write still sends one fragment */
+    int pushed_one; /* a zero-length write still sends one fragment */
 } shm_wop_t;
 
 _Static_assert(sizeof(shm_wop_t) <= TL_OP_CTX_SIZE, "op ctx too small");
@@ -190,12 +195,12 @@ struct tl_mr {
  * in one array so an idle poll of every peer reads few lines. */
 typedef struct shm_rx {
     char *data;
-    uint64_t head;           /* next message position */
-    uint64_t expect;         /* its stamp */
+    uint64_t head;   /* next message position */
+    uint64_t expect; /* its stamp */
     uint64_t salt;
     shm_ctl_t *ctl;
     int src;
-    int dead;                /* malformed stream: no longer read */
+    int dead; /* malformed stream: no longer read */
 } shm_rx_t;
 
 /* Per peer: our producer side of its ring for us. Hot fields first. */
@@ -203,22 +208,22 @@ typedef struct shm_peer {
     /* tx: the ring at the peer that we fill */
     char *tx_data;
     shm_ctl_t *tx_ctl;
-    uint64_t tx_tail;        /* our next position */
-    uint64_t tx_head;        /* last consumer position seen (refreshed when short of space) */
+    uint64_t tx_tail; /* our next position */
+    uint64_t tx_head; /* last consumer position seen (refreshed when short of space) */
     uint64_t tx_salt;
-    shm_wop_t *pending;      /* a write being pushed (at most one) */
+    shm_wop_t *pending; /* a write being pushed (at most one) */
     void *pending_ctx;
-    int cma;                 /* process_vm_writev into it works */
+    int cma; /* process_vm_writev into it works */
     pid_t pid;
-    const shm_seg_t *seg;    /* its segment header + table, read-only */
+    const shm_seg_t *seg; /* its segment header + table, read-only */
     /* a shared write whose target chunks are still being copied */
-    shm_share_t *share;      /* its line in the ring (NULL: none) */
+    shm_share_t *share; /* its line in the ring (NULL: none) */
     void *share_ctx;
-    uint64_t share_pos;      /* its ring position */
-    uint32_t share_target;   /* chunks the target claimed */
-    int share_status;        /* of our own chunks */
+    uint64_t share_pos;    /* its ring position */
+    uint32_t share_target; /* chunks the target claimed */
+    int share_status;      /* of our own chunks */
     size_t seg_map_len;
-    void *ring_map;          /* its ring for us, read-write */
+    void *ring_map; /* its ring for us, read-write */
     size_t ring_map_len;
 } shm_peer_t;
 
@@ -229,22 +234,22 @@ typedef struct tl_shmem {
     int size;
     size_t ring_size;
     uint64_t ring_mask;
-    size_t frag_max;         /* largest WRITE fragment */
+    size_t frag_max; /* largest WRITE fragment */
     shm_peer_t *peers;
-    shm_rx_t *rx;            /* size - 1 rings, by sender */
+    shm_rx_t *rx; /* size - 1 rings, by sender */
     int nrx;
     int npending;
-    int nshare;              /* peers with a shared write in flight */
-    int rr;                  /* round-robin start of the next poll */
-    int in_progress;         /* recursion guard: messages are delivered in place */
+    int nshare;      /* peers with a shared write in flight */
+    int rr;          /* round-robin start of the next poll */
+    int in_progress; /* recursion guard: messages are delivered in place */
     int want_cma;
-    int want_split;          /* big writes copied by both sides */
+    int want_split; /* big writes copied by both sides */
     /* own segment */
     char path[80];
     shm_seg_t *seg;
     size_t seg_size;
     shm_slot_t *table;
-    struct tl_mr *mrs;       /* by slot */
+    struct tl_mr *mrs; /* by slot */
     uint32_t *free_slots;
     uint32_t nfree;
     uint64_t key_state;
@@ -466,9 +471,10 @@ static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, c
     size_t done = 0;
 
     if (!shm_peer_lookup(p, rkey->key, &addr, &rlen) || offset > rlen || len > rlen - offset) {
-        ut_warn("mbshm: write of %zu bytes at offset %llu to rank %d refused (key %#llx not registered there, or "
-                "out of bounds)",
-                len, (unsigned long long)offset, peer, (unsigned long long)rkey->key);
+        ut_warn(
+            "mbshm: write of %zu bytes at offset %llu to rank %d refused (key %#llx not registered there, or "
+            "out of bounds)",
+            len, (unsigned long long)offset, peer, (unsigned long long)rkey->key);
         return UT_ERR_PERM;
     }
     if (notify) {
@@ -491,7 +497,8 @@ static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, c
         if (n <= 0) {
             int e = n < 0 ? errno : EIO;
             if (done == 0 && (e == EPERM || e == ENOSYS)) {
-                ut_warn("mbshm: process_vm_writev to rank %d: %s; writes go through the ring", peer, strerror(e));
+                ut_warn("mbshm: process_vm_writev to rank %d: %s; writes go through the ring", peer,
+                        strerror(e));
                 p->cma = 0;
                 return UT_ERR_UNSUPPORTED;
             }
@@ -589,8 +596,7 @@ static int shm_write_share(tl_shmem_t *t, int peer, const char *src, size_t len,
     }
     if (rc == UT_OK && notify)
         shm_push_notify(t, p, data);
-    if (mine == n ||
-        atomic_load_explicit(&sh->tdone, memory_order_acquire) == n - mine) {
+    if (mine == n || atomic_load_explicit(&sh->tdone, memory_order_acquire) == n - mine) {
         if (mine != n && atomic_load_explicit(&sh->tfail, memory_order_relaxed) && rc == UT_OK)
             rc = UT_ERR_IO;
         return rc;
@@ -624,7 +630,8 @@ static int shm_drive_shares(tl_shmem_t *t)
             atomic_load_explicit(&p->share->tdone, memory_order_acquire) != p->share_target)
             continue;
         st = p->share_status;
-        if (st == UT_OK && head <= p->share_pos && atomic_load_explicit(&p->share->tfail, memory_order_relaxed))
+        if (st == UT_OK && head <= p->share_pos &&
+            atomic_load_explicit(&p->share->tfail, memory_order_relaxed))
             st = UT_ERR_IO;
         ctx = p->share_ctx;
         p->share = NULL;
@@ -1262,7 +1269,8 @@ unsigned long tl_shmem_malformed(tl_t *tl)
 void tl_shmem_print_provider(void *file)
 {
     FILE *f = file;
-    fprintf(f, "%-14s available (mbmpi's own shared-memory rings, %zu KiB per sender; single-copy writes with "
-               "process_vm_writev when allowed)\n",
+    fprintf(f,
+            "%-14s available (mbmpi's own shared-memory rings, %zu KiB per sender; single-copy writes with "
+            "process_vm_writev when allowed)\n",
             "mbshm", SHM_RING_DEFAULT >> 10);
 }

@@ -353,12 +353,9 @@ static void test_stamp_unique(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_caps),
-        cmocka_unit_test(test_send_iov_and_order),
-        cmocka_unit_test(test_ring_full),
-        cmocka_unit_test(test_write_ring_and_checks),
-        cmocka_unit_test(test_write_share),
-        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_caps),         cmocka_unit_test(test_send_iov_and_order),
+        cmocka_unit_test(test_ring_full),    cmocka_unit_test(test_write_ring_and_checks),
+        cmocka_unit_test(test_write_share),  cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_stamp_unique),
     };
     ut_log_level = -1; /* the refusals below are expected */
