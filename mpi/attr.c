@@ -1,6 +1,7 @@
 /*
- * mpi/attr.c: attribute caching (MPI 3.1 6.7) on communicators, and on
- * datatypes without dup/free propagation: keyvals with copy and delete
+ * mpi/attr.c: attribute caching (MPI 3.1 6.7) on communicators and
+ * datatypes (for these, MPI_Type_dup / MPI_Type_free must call
+ * mpii_attr_type_dup / mpii_attr_type_free): keyvals with copy and delete
  * callbacks, MPI_Comm_{create,free}_keyval, {set,get,delete}_attr, the
  * deprecated MPI-1 names (MPI_Keyval_create, MPI_Attr_put, ...) and the
  * predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
@@ -426,6 +427,49 @@ void mpii_mpi3_finalize(void)
 }
 
 /* ------------------------------------------------------------- types */
+
+/* For MPI_Type_dup (mpi/datatype.c): run the copy callbacks of old's
+ * attributes onto newt. */
+int mpii_attr_type_dup(MPI_Datatype old, MPI_Datatype newt)
+{
+    int i, rc = MPI_SUCCESS;
+
+    for (i = 0; i < nattrs && rc == MPI_SUCCESS; i++) {
+        keyval_t *k;
+        void *out = NULL;
+        int flag = 0;
+
+        if (attrs[i].kind != KV_TYPE || attrs[i].obj != old)
+            continue;
+        k = &kvs[attrs[i].keyval - KV_FIRST];
+        if (!k->tcopy)
+            continue;
+        rc = k->tcopy(old, attrs[i].keyval, k->extra, attrs[i].val, &out, &flag);
+        if (rc == MPI_SUCCESS && flag)
+            rc = attr_add(KV_TYPE, newt, attrs[i].keyval, out);
+    }
+    return rc;
+}
+
+/* For MPI_Type_free (mpi/datatype.c): delete dt's attributes (callbacks
+ * run, last set first), so a reused handle starts without any. */
+int mpii_attr_type_free(MPI_Datatype dt)
+{
+    int i, last, rc;
+
+    for (;;) {
+        last = -1;
+        for (i = 0; i < nattrs; i++)
+            if (attrs[i].kind == KV_TYPE && attrs[i].obj == dt &&
+                (last < 0 || attrs[i].order > attrs[last].order))
+                last = i;
+        if (last < 0)
+            return MPI_SUCCESS;
+        rc = attr_delete(KV_TYPE, dt, attrs[last].keyval);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+}
 
 static int type_check(const char *fn, MPI_Datatype dt)
 {

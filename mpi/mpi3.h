@@ -39,6 +39,10 @@ int mpii_attr_comm_dup(MPI_Comm old, MPI_Comm newc);
 /* Delete every attribute of comm (MPI_Comm_free): delete callbacks, last
  * set first. Returns the first callback error. */
 int mpii_attr_comm_free(MPI_Comm comm);
+/* Datatype attributes: to be called by MPI_Type_dup (copy callbacks) and
+ * MPI_Type_free (delete callbacks) in mpi/datatype.c. */
+int mpii_attr_type_dup(MPI_Datatype old, MPI_Datatype newt);
+int mpii_attr_type_free(MPI_Datatype dt);
 /* MPI_Finalize, first thing: buffered sends, then the attributes of
  * MPI_COMM_SELF and MPI_COMM_WORLD are deleted (MPI 3.1 8.7.1). */
 void mpii_mpi3_finalize(void);
