@@ -15,8 +15,10 @@
  *
  * Cost (pLogP: L latency, g(s) gap of an s-byte segment, k = ceil(m/s),
  * h = floor(log2 P) the depth of the deepest rank, d = 2 children, 1 at P=2):
- *   T = h * (d * g(s) + L) + (k - 1) * d * g(s)
- *   Each inner rank's link carries every segment twice. The selector
+ *   T = h * (d * g(s) + L) + (k - 1) * max(d * g(s), o_r(s) + d * o_s(s))
+ *   Each inner rank's link carries every segment twice, and its CPU
+ *   receives it once and sends it twice (P <= 3: only the root forwards,
+ *   the step is d * g(s)). The selector
  *   searches s = m / 2^i for the minimum.
  *
  * Limits:

@@ -12,9 +12,11 @@
  *     root -> r+1 -> r+2 -> ... -> r+P-1        segments 0, 1, .., k-1
  *
  * Cost (pLogP: L latency, g(s) gap of an s-byte segment, k = ceil(m/s)):
- *   T = (P - 1) * (g(s) + L) + (k - 1) * g(s)
- *   The first segment needs P - 1 hops, the remaining k - 1 follow one gap
- *   apart. The selector searches s = m / 2^i for the minimum (the seed's
+ *   T = (P - 1) * (g(s) + L) + (k - 1) * max(g(s), o_r(s) + o_s(s))
+ *   The first segment needs P - 1 hops, the remaining k - 1 follow one step
+ *   apart: a gap of the link, or (where the CPU copies, as on shm) the time
+ *   an inner rank needs to receive and resend a segment (with P = 2 there is
+ *   no inner rank: g(s)). The selector searches s = m / 2^i for the minimum (the seed's
  *   method); with s = m it is an unsegmented chain, (P - 1) * (g(m) + L).
  *
  * Limits:

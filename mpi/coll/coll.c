@@ -238,6 +238,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
         return MPI_SUCCESS;
 
     bytes = (size_t)count * mpii_datatype_get(datatype)->size;
+    if (bytes == 0)
+        return MPI_SUCCESS; /* a type without data: nothing to move */
     algo = mpii_coll_select(MPII_COLL_BCAST, c, bytes, count, 1, &seg);
     rc = bcast_algos[algo](buffer, count, datatype, root, mpii_coll_seg_elems(seg, mpii_datatype_get(datatype)->size),
                            c);

@@ -77,18 +77,27 @@ static double c_bcast_flat(const mpii_plogp_t *pp, int P, double m, double s)
     return (P - 1) * G(m) + LAT;
 }
 
+/* The pipeline's steady-state step per segment at an inner rank that
+ * forwards to d children: its link needs d g(s), its CPU o_r(s) + d o_s(s)
+ * (the two differ on shm, where the CPU does the copies). */
+static double pipe_step(const mpii_plogp_t *pp, double s, int d)
+{
+    double link = d * G(s), cpu = OR(s) + d * OS(s);
+    return link > cpu ? link : cpu;
+}
+
 static double c_bcast_chain(const mpii_plogp_t *pp, int P, double m, double s)
 {
-    double k = ceil(m / s);
-    return (P - 1) * (G(s) + LAT) + (k - 1) * G(s);
+    double k = m > s && s > 0 ? ceil(m / s) : 1.0;
+    return (P - 1) * (G(s) + LAT) + (k - 1) * (P > 2 ? pipe_step(pp, s, 1) : G(s));
 }
 
 static double c_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
 {
-    double k = ceil(m / s);
+    double k = m > s && s > 0 ? ceil(m / s) : 1.0;
     int h = floor_log2(P); /* depth of the deepest rank P-1 */
     int d = P > 2 ? 2 : 1; /* children per inner node */
-    return h * (d * G(s) + LAT) + (k - 1) * d * G(s);
+    return h * (d * G(s) + LAT) + (k - 1) * (P > 3 ? pipe_step(pp, s, d) : d * G(s));
 }
 
 /* binomial scatter of m/P blocks: level j carries 2^j blocks */
