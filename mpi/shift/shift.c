@@ -14,7 +14,9 @@
  *   NONBLOCKING  every receive of the whole exchange posted first (they land
  *                in disjoint slots), each send issued as soon as the block it
  *                forwards has arrived (Waitany), both directions overlapped;
- *                with mbmpi this lets the write protocol carry the messages
+ *                with mbmpi a message whose REQ reached the sender before it
+ *                sent goes by the write protocol (the others race their
+ *                REQ: conflicts, eager or RTS)
  * The public contract (layout, errors) is in mpi.h.
  */
 #include <limits.h>
@@ -31,7 +33,7 @@ typedef struct shift_ctx {
     int count;
     char *base;            /* recvbuf */
     size_t slot_bytes;     /* count * extent: distance between slots */
-    int contig;            /* dt is plain bytes: local copies may use memcpy */
+    int contig;            /* dt has no gaps and lb 0: local copies may use memcpy */
     int tsize;             /* MPI_Type_size(dt) */
     MPI_Datatype plane_t;  /* z-phase block when not contiguous (rows of a plane), or MPI_DATATYPE_NULL */
     shift_geom_t geo;
