@@ -100,7 +100,22 @@ static const char *ofi_provider_name(const char *p)
     return p;
 }
 
+/*
+ * libfabric's shm provider names its endpoint, and the /dev/shm region
+ * behind it, after the process id unless told otherwise ("<pid>:0:0"). A
+ * SIGKILLed rank leaves its region behind, and a later process that gets the
+ * same pid then fails to open its endpoint (EBUSY). So within a job the shm
+ * endpoint is named after the job and the rank (fi_getinfo's node with
+ * FI_SOURCE); bin/mpirun removes the job's regions at the end.
+ */
+static int ofi_getinfo_named(const char *prov, const char *node, struct fi_info **info_p);
+
 static int ofi_getinfo(const char *prov, struct fi_info **info_p)
+{
+    return ofi_getinfo_named(prov, NULL, info_p);
+}
+
+static int ofi_getinfo_named(const char *prov, const char *node, struct fi_info **info_p)
 {
     struct fi_info *hints, *info = NULL;
     int rc;
@@ -125,7 +140,7 @@ static int ofi_getinfo(const char *prov, struct fi_info **info_p)
             return UT_ERR_NO_MEMORY;
         }
     }
-    rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &info);
+    rc = fi_getinfo(FI_VERSION(1, 9), node, NULL, node ? FI_SOURCE : 0, hints, &info);
     fi_freeinfo(hints);
     if (rc || !info) {
         ut_error("no libfabric provider %s offers RDM + RMA + multi-recv here: %s",
@@ -200,7 +215,19 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
     if (getrandom(&t->key_state, sizeof(t->key_state), 0) != (ssize_t)sizeof(t->key_state))
         t->key_state = (uint64_t)(uintptr_t)t ^ 0x9e3779b97f4a7c15ull;
 
-    rc = ofi_getinfo(ofi_provider_name(params->provider), &t->info);
+    {
+        const char *prov = ofi_provider_name(params->provider);
+        const char *job = getenv("MBMPI_JOBID");
+        char node[96];
+
+        if (prov && !strcmp(prov, "shm") && job && *job && strlen(job) < 64) {
+            /* fixed width: every rank's address has the same length */
+            snprintf(node, sizeof(node), "mbmpi_%s_%07d", job, params->rank);
+            rc = ofi_getinfo_named(prov, node, &t->info);
+        } else {
+            rc = ofi_getinfo(prov, &t->info);
+        }
+    }
     if (rc != UT_OK)
         goto err_free;
     t->virt_addr = !!(t->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);

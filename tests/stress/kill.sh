@@ -41,6 +41,11 @@ for i in $(seq 1 "$n"); do
         rc=$?
         left=""
         for r in $ranks; do kill -0 "$r" 2>/dev/null && left="$left $r"; done
+        # shared-memory files of the job (named after its id, which starts
+        # with mpirun's pid) must be gone too: mpirun removes what the killed
+        # rank could not
+        shm_left=$(ls /dev/shm 2>/dev/null | grep -E "^(mbmpi_|mbshm-)$mp-" | tr '\n' ' ')
+        [ -n "$shm_left" ] && left="$left /dev/shm: $shm_left"
         if [ $ended = 1 ] && [ "$rc" != 0 ] && [ -z "$left" ] && grep -q "killed by signal 9" "$out"; then
             pass=$((pass + 1))
             echo "ok - kill $i $p (exit $rc)"

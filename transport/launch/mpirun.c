@@ -319,25 +319,31 @@ static int setup_signals(job_t *job)
     return 1;
 }
 
-/* Segments of mbmpi's shared-memory transport (transport/shmem.c) are named
- * /dev/shm/mbshm-<MBMPI_JOBID>-<rank>; a rank removes its own at close, this
+/* Shared-memory files of this job in /dev/shm: the segments of mbmpi's own
+ * transport (transport/shmem.c), /dev/shm/mbshm-<MBMPI_JOBID>-<rank>, and
+ * the regions of libfabric's shm provider, whose endpoints transport/ofi.c
+ * names mbmpi_<MBMPI_JOBID>_<rank>. A rank removes its own at close; this
  * removes what killed ranks left. */
 static void remove_shm_files(const job_t *job)
 {
-    char prefix[64], path[512];
+    char prefix[2][64], path[512];
     struct dirent *e;
-    DIR *d = opendir("/dev/shm");
+    DIR *d;
+    int i;
 
-    if (!d)
-        return;
     if (!job->jobid[0])
         return;
-    snprintf(prefix, sizeof(prefix), "mbshm-%s-", job->jobid);
+    d = opendir("/dev/shm");
+    if (!d)
+        return;
+    snprintf(prefix[0], sizeof(prefix[0]), "mbshm-%s-", job->jobid);
+    snprintf(prefix[1], sizeof(prefix[1]), "mbmpi_%s_", job->jobid);
     while ((e = readdir(d)))
-        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
-            snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
-            unlink(path);
-        }
+        for (i = 0; i < 2; i++)
+            if (!strncmp(e->d_name, prefix[i], strlen(prefix[i]))) {
+                snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
+                unlink(path);
+            }
     closedir(d);
 }
 
