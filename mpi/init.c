@@ -86,6 +86,8 @@ const ut_cfg_table_t mpii_cfg_table = {"mpi (runtime)", mpi_cfg_entries};
 static const char *const mpi_cfg_extra[] = {
     "MBMPI_RANK", "MBMPI_SIZE", "MBMPI_STORE", "MBMPI_SECRET", "MBMPI_LOCAL_RANK", "MBMPI_LOCAL_SIZE",
     "MBMPI_HOST", "MBMPI_ALL_LOCAL", "MBMPI_LOG", "MBMPI_TIMEOUT", "MBMPI_JOBID", "MBMPI_SHM_CMA", "MBMPI_SHM_RING",
+    /* read by the compiler wrappers (bin/mpicc, bin/mpifort), not the library */
+    "MBMPI_CC", "MBMPI_FC", "MBMPI_LIBDIR",
     NULL,
 };
 

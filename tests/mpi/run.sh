@@ -30,7 +30,8 @@
 #
 # Manifest lines: name np expect [stderr:WORD] [VAR=VAL ...]
 #   expect: ok (exit 0) | fail (non-zero exit) | exit:N (exactly N)
-#   stderr:WORD requires WORD somewhere in the job's stderr (or stdout).
+#   stderr:WORD requires WORD somewhere in the job's stderr (or stdout);
+#   nostderr:WORD requires it nowhere.
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -159,10 +160,11 @@ failed=0
 run_line() {
     local name=$1 np=$2 expect=$3 prov=$4
     shift 4
-    local want_word="" vars=() xflags=() t
+    local want_word="" no_word="" vars=() xflags=() t
     for t in "$@"; do
         case "$t" in
         stderr:*) want_word="${t#stderr:}" ;;
+        nostderr:*) no_word="${t#nostderr:}" ;;
         *=*) vars+=("$t"); xflags+=(-x "${t%%=*}") ;;
         esac
     done
@@ -207,6 +209,10 @@ run_line() {
     if [ $ok = 1 ] && [ -n "$want_word" ] && ! grep -qF -- "$want_word" "$base.err" "$base.out"; then
         ok=0
         why="no '$want_word' in the output, "
+    fi
+    if [ $ok = 1 ] && [ -n "$no_word" ] && grep -qF -- "$no_word" "$base.err" "$base.out"; then
+        ok=0
+        why="'$no_word' in the output, "
     fi
     if [ $ok = 1 ]; then
         echo "ok - $id"
