@@ -3,7 +3,7 @@
 # Debian 12. As root it runs apt-get; otherwise it prints the command.
 #   scripts/install-deps.sh [--bench]   (--bench adds gnuplot and the peer MPIs)
 set -e
-pkgs="build-essential libfabric-dev libfabric-bin libcmocka-dev valgrind"
+pkgs="build-essential gfortran libfabric-dev libfabric-bin libcmocka-dev valgrind"
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs gnuplot-nox openmpi-bin libopenmpi-dev mpich libmpich-dev"
 fi
