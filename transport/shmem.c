@@ -139,8 +139,9 @@ typedef struct shm_slot {
  * its (pair of) cache lines so the producer's stores never bounce it. */
 typedef struct shm_ctl {
     _Atomic uint64_t head;
-    uint64_t salt; /* set once by the owner at open */
-    char pad[128 - 16];
+    uint64_t salt;           /* set once by the owner at open */
+    _Atomic uint32_t mapped; /* set by the sender once it mapped the ring */
+    char pad[128 - 20];
 } shm_ctl_t;
 
 /* Segment header (first page). */
@@ -243,7 +244,9 @@ typedef struct tl_shmem {
     int rr;          /* round-robin start of the next poll */
     int in_progress; /* recursion guard: messages are delivered in place */
     int want_cma;
-    int want_split; /* big writes copied by both sides */
+    int want_split;  /* big writes copied by both sides */
+    int linked;      /* our segment file still has a name */
+    int unlink_scan; /* rings whose sender has mapped them: rx[0 .. unlink_scan) */
     /* own segment */
     char path[80];
     shm_seg_t *seg;
@@ -863,6 +866,20 @@ static int shm_drive_pending(tl_shmem_t *t)
     return n;
 }
 
+/* Once every sender has mapped our segment, its name can go: then nothing
+ * is left in /dev/shm even if the job is killed hard (mpirun removes the
+ * names of jobs killed before that point). One system call, once. */
+static void shm_try_unlink(tl_shmem_t *t)
+{
+    while (t->unlink_scan < t->nrx &&
+           atomic_load_explicit(&t->rx[t->unlink_scan].ctl->mapped, memory_order_acquire))
+        t->unlink_scan++;
+    if (t->unlink_scan == t->nrx) {
+        unlink(t->path);
+        t->linked = 0;
+    }
+}
+
 static int shm_progress(tl_t *tl)
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;
@@ -876,6 +893,8 @@ static int shm_progress(tl_t *tl)
         n += shm_drive_pending(t);
     if (t->nshare)
         n += shm_drive_shares(t);
+    if (__builtin_expect(t->linked, 0))
+        shm_try_unlink(t);
     /* Round robin: the next poll starts after the ring that used up the
      * budget, so a busy sender cannot starve the others. */
     src = t->rr;
@@ -977,7 +996,8 @@ static void shm_close(tl_t *tl)
     }
     if (t->seg) {
         munmap(t->seg, t->seg_size);
-        unlink(t->path);
+        if (t->linked)
+            unlink(t->path);
     }
     if (t->malformed || t->rejected)
         ut_warn("mbshm: %lu malformed messages dropped, %lu writes refused", t->malformed, t->rejected);
@@ -1082,6 +1102,7 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
         rc = UT_ERR_NO_MEMORY;
         goto err;
     }
+    t->linked = 1;
     t->seg->version = SHM_VERSION;
     t->seg->size = (uint32_t)t->size;
     t->seg->rank = (uint32_t)t->rank;
@@ -1229,6 +1250,7 @@ static int shm_connect(tl_t *tl, const void *addrs, size_t addrlen)
         p->tx_ctl = (shm_ctl_t *)((char *)m + (ring_off - map_off));
         p->tx_data = (char *)p->tx_ctl + sizeof(shm_ctl_t);
         p->tx_salt = p->tx_ctl->salt;
+        atomic_store_explicit(&p->tx_ctl->mapped, 1, memory_order_release);
         p->tx_tail = 0;
         p->tx_head = 0;
         p->pid = (pid_t)a.pid;

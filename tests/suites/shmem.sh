@@ -5,8 +5,9 @@
 #   2. a few point-to-point lines again with MBMPI_SHM_CMA=0 (every write
 #      goes through the rings, pipelined) and a small ring (MBMPI_SHM_RING);
 #   3. a short stress run (build/stress, 4 ranks, 3 s) over mbshm;
-#   4. a rank SIGKILLs itself: no /dev/shm/mbshm-<job>-* file of that job
-#      may survive mpirun (it removes what killed ranks left).
+#   4. segment files: a rank's segment loses its name once every peer has
+#      mapped it, and when a rank is SIGKILLed before that, no
+#      /dev/shm/mbshm-<job>-* file survives mpirun (it removes them).
 # The unit test build/unit/test_shmem runs in the unit suite. Ends with one
 # line "N passed, M failed"; exit status 1 when M > 0. About 2 minutes on 2
 # loaded cores.
@@ -64,41 +65,65 @@ else
     notok "build/stress could not be built"
 fi
 
-# 4. a SIGKILLed rank leaves no segment behind
-cat >"$tmp/killed.c" <<'EOF'
-/* Rank 0 checks its own segment exists, then rank 1 SIGKILLs itself. */
+# 4. segment files: a rank unlinks its own once every peer mapped it; when
+#    a rank dies before that, mpirun removes what the job left
+cat >"$tmp/seg.c" <<'EOF'
+/* "early": rank 1 SIGKILLs itself before MPI_Init while the others wait in
+ * it (their segments exist). Otherwise rank 0 hears from every peer (so all
+ * have mapped its segment) and reports whether its file is gone. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 int main(int argc, char **argv)
 {
-    int rank, x = 0;
+    const char *job = getenv("MBMPI_JOBID"), *r = getenv("MBMPI_RANK");
+    int rank, size, x = 0, i;
     char path[256];
 
+    if (argc > 1 && !strcmp(argv[1], "early") && r && !strcmp(r, "1")) {
+        sleep(2);
+        raise(SIGKILL);
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    snprintf(path, sizeof(path), "/dev/shm/mbshm-%s-%d", getenv("MBMPI_JOBID") ? getenv("MBMPI_JOBID") : "?", rank);
-    if (rank == 0)
-        printf("segment %s\n", access(path, F_OK) == 0 ? "present" : "missing");
-    fflush(stdout);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 1)
-        raise(SIGKILL);
-    MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* never comes */
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    snprintf(path, sizeof(path), "/dev/shm/mbshm-%s-%d", job ? job : "?", rank);
+    if (rank == 0) {
+        for (i = 1; i < size; i++)
+            MPI_Recv(&x, 1, MPI_INT, i, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("segment %s\n", access(path, F_OK) == 0 ? "still named" : "unlinked");
+    } else {
+        MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    }
     MPI_Finalize();
     return 0;
 }
 EOF
-if bin/mpicc -o "$tmp/killed" "$tmp/killed.c" >"$tmp/cc" 2>&1; then
-    bin/mpirun -n 3 --provider mbshm --timeout 60 "$tmp/killed" >"$tmp/killed.out" 2>&1 &
+if bin/mpicc -o "$tmp/seg" "$tmp/seg.c" >"$tmp/cc" 2>&1; then
+    out=$(bin/mpirun -n 3 --provider mbshm --timeout 60 "$tmp/seg" 2>&1)
+    if [ $? = 0 ] && echo "$out" | grep -q "segment unlinked"; then
+        ok "a rank's segment loses its name once every peer mapped it"
+    else
+        notok "segment unlink after connect: $(echo "$out" | tr '\n' ' ')"
+    fi
+    bin/mpirun -n 3 --provider mbshm --timeout 60 "$tmp/seg" early >"$tmp/seg.out" 2>&1 &
     job=$!
+    seen=0
+    for _ in $(seq 1 40); do
+        if ls /dev/shm 2>/dev/null | grep -q -E "^mbshm-$job-"; then
+            seen=1
+            break
+        fi
+        sleep 0.1
+    done
     wait $job
     st=$?
     left=$(ls /dev/shm 2>/dev/null | grep -c -E "^mbshm-$job-")
-    if ! grep -q "segment present" "$tmp/killed.out"; then
-        notok "SIGKILL cleanup: rank 0 did not see its segment ($(tr '\n' ' ' <"$tmp/killed.out"))"
+    if [ "$seen" != 1 ]; then
+        notok "SIGKILL cleanup: the job's segments never appeared in /dev/shm"
     elif [ "$st" = 0 ]; then
         notok "SIGKILL cleanup: mpirun exited 0 although a rank was killed"
     elif [ "$left" != 0 ]; then
@@ -108,7 +133,7 @@ if bin/mpicc -o "$tmp/killed" "$tmp/killed.c" >"$tmp/cc" 2>&1; then
         ok "SIGKILL cleanup: no /dev/shm file of the job survives (mpirun exit $st)"
     fi
 else
-    notok "SIGKILL cleanup: cannot build the test program: $(tail -3 "$tmp/cc" | tr '\n' ' ')"
+    notok "segment files: cannot build the test program: $(tail -3 "$tmp/cc" | tr '\n' ' ')"
 fi
 
 echo "$pass passed, $fail failed"
