@@ -125,6 +125,7 @@ static const reduce_fn_t reduce_algos[MPII_REDUCE_ALGO_COUNT] = {
     [MPII_REDUCE_BINOMIAL] = mpii_reduce_binomial,
     [MPII_REDUCE_LINEAR] = mpii_reduce_linear,
     [MPII_REDUCE_RABENSEIFNER] = mpii_reduce_rabenseifner,
+    [MPII_REDUCE_BINOMIAL_ORDERED] = mpii_reduce_binomial_ordered,
 };
 
 static const allreduce_fn_t allreduce_algos[MPII_ALLREDUCE_ALGO_COUNT] = {

@@ -53,6 +53,7 @@ typedef enum mpii_reduce_algo {
     MPII_REDUCE_BINOMIAL = 0,        /* commutative ops only */
     MPII_REDUCE_LINEAR,              /* any op, combines in rank order */
     MPII_REDUCE_RABENSEIFNER,        /* commutative, count >= P' */
+    MPII_REDUCE_BINOMIAL_ORDERED,    /* any op, combines in rank order */
     MPII_REDUCE_ALGO_COUNT
 } mpii_reduce_algo_t;
 
@@ -85,6 +86,11 @@ int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Data
  * sendbuf may be MPI_IN_PLACE at the root. */
 int mpii_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                        int root, mpii_comm_t *comm);
+
+/* mpi/coll/reduce_binomial_ordered.c: any op (rank order kept); sendbuf
+ * may be MPI_IN_PLACE at the root. */
+int mpii_reduce_binomial_ordered(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                 int root, mpii_comm_t *comm);
 
 /* mpi/coll/reduce_rabenseifner.c: commutative ops, count >= P' (largest
  * power of two <= P). sendbuf may be MPI_IN_PLACE at the root. */

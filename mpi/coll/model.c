@@ -160,8 +160,10 @@ static double c_allreduce_recursive_doubling(const mpii_plogp_t *pp, int P, doub
 
 static double c_allreduce_reduce_bcast(const mpii_plogp_t *pp, int P, double m, double s)
 {
-    /* non-commutative ops (the only reason to pick it) reduce linearly */
-    return c_reduce_linear(pp, P, m, s) + c_bcast_binomial(pp, P, m, s);
+    /* non-commutative ops (the only reason to pick it) reduce in rank order:
+     * linearly or along the ordered binomial tree, whichever is cheaper */
+    double lin = c_reduce_linear(pp, P, m, s), tree = c_reduce_binomial(pp, P, m, s);
+    return (lin < tree ? lin : tree) + c_bcast_binomial(pp, P, m, s);
 }
 
 static double c_allreduce_rabenseifner(const mpii_plogp_t *pp, int P, double m, double s)
@@ -317,6 +319,7 @@ static const algo_info_t reduce_info[MPII_REDUCE_ALGO_COUNT] = {
     [MPII_REDUCE_BINOMIAL] = {"binomial", A_COMM, c_reduce_binomial},
     [MPII_REDUCE_LINEAR] = {"linear", 0, c_reduce_linear},
     [MPII_REDUCE_RABENSEIFNER] = {"rabenseifner", A_COMM | A_CNT_P2, c_reduce_rabenseifner},
+    [MPII_REDUCE_BINOMIAL_ORDERED] = {"binomial_ordered", 0, c_reduce_binomial},
 };
 static const algo_info_t allreduce_info[MPII_ALLREDUCE_ALGO_COUNT] = {
     [MPII_ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", A_COMM, c_allreduce_recursive_doubling},
