@@ -164,11 +164,12 @@ static void create_group(void)
         /* not a member, but calling it anyway is local and gives COMM_NULL */
         MPI_CHECK(MPI_Comm_create_group(MPI_COMM_WORLD, evens, 17, &ec));
         CHECK(ec == MPI_COMM_NULL, "non-member got a communicator");
-        if (rank + 2 < size || rank >= 3) {
-            int peer = rank + 2 < size ? rank + 2 : rank - 2, v = rank, w;
-            if (peer >= 1)
-                MPI_CHECK(MPI_Sendrecv(&v, 1, MPI_INT, peer, 3, &w, 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
-                                       MPI_STATUS_IGNORE));
+        /* odd ranks 1, 3, 5, 7 ... pair up as (1, 3), (5, 7), ... */
+        int j = rank / 2, peer = 2 * (j ^ 1) + 1, v = rank, w = -1;
+        if (peer < size) {
+            MPI_CHECK(MPI_Sendrecv(&v, 1, MPI_INT, peer, 3, &w, 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE));
+            CHECK(w == peer, "odd-rank exchange got %d from %d", w, peer);
         }
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
