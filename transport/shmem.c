@@ -1291,6 +1291,11 @@ unsigned long tl_shmem_malformed(tl_t *tl)
 void tl_shmem_print_provider(void *file)
 {
     FILE *f = file;
+
+    if (access("/dev/shm", W_OK) != 0) {
+        fprintf(f, "%-14s not available (/dev/shm is not writable: %s)\n", "mbshm", strerror(errno));
+        return;
+    }
     fprintf(f,
             "%-14s available (mbmpi's own shared-memory rings, %zu KiB per sender; single-copy writes with "
             "process_vm_writev when allowed)\n",
