@@ -236,7 +236,7 @@ static int mpi_init_common(void)
         init_fail("protocol state", rc);
     if (mpii_datatype_init() != MPI_SUCCESS || mpii_op_init() != MPI_SUCCESS)
         init_fail("datatypes", UT_ERR_NO_MEMORY);
-    if (mpii_coll_init(mpii_g.tl != NULL ? mpii_g.tl->caps.name : NULL) != MPI_SUCCESS)
+    if (mpii_coll_init(mpii_g.tl != NULL ? mpii_g.tl->caps.name : NULL, mpii_g.rank) != MPI_SUCCESS)
         init_fail("collectives (see above)", UT_ERR_INVALID_PARAM);
     mpii_g.initialized = 1;
     if (mpii_comm_world_init() != MPI_SUCCESS)

@@ -606,7 +606,18 @@ double mpii_coll_predict(mpii_coll_op_t op, int algo, int P, double m, int *chos
 /* ------------------------------------------------------------------ */
 /* init                                                                */
 
-int mpii_coll_init(const char *provider)
+static int loaded(int rank)
+{
+    if (mpii_coll_cfg_verbose && rank == 0)
+        fprintf(stderr,
+                "mbmpi coll: pLogP parameters from %s: L %.2f us, g(1 B) %.3f us, g(1 MiB) %.1f us, "
+                "contention %.2f, gamma %.5f us/B\n",
+                model.origin, model.L, mpii_plogp_g(&model, 1.0), mpii_plogp_g(&model, 1048576.0),
+                model.contention, model.gamma);
+    return MPI_SUCCESS;
+}
+
+int mpii_coll_init(const char *provider, int rank)
 {
     char err[300];
     int bad = 0;
@@ -641,7 +652,7 @@ int mpii_coll_init(const char *provider)
             fprintf(stderr, "mbmpi: MPI_Init: MBMPI_PLOGP_FILE=%s: %s\n", mpii_coll_cfg_plogp_file, err);
             return MPI_ERR_OTHER;
         }
-        return MPI_SUCCESS;
+        return loaded(rank);
     }
     if (provider == NULL || strstr(provider, "shm") != NULL) {
         if (mpii_plogp_parse(mpii_plogp_default_shm, "built-in shm", &model, err, sizeof(err)) != 0) {
@@ -652,5 +663,5 @@ int mpii_coll_init(const char *provider)
         fprintf(stderr, "mbmpi: MPI_Init: built-in tcp pLogP parameters: %s\n", err);
         return MPI_ERR_OTHER;
     }
-    return MPI_SUCCESS;
+    return loaded(rank);
 }

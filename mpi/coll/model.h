@@ -48,8 +48,9 @@ extern long mpii_coll_cfg_verbose;
 /* Load the pLogP parameters (MBMPI_PLOGP_FILE, else the built-in set for
  * `provider`: shm for names containing "shm" or NULL (one rank), tcp
  * otherwise) and parse the MBMPI_<OP>_ALGO names. MPI_SUCCESS, or
- * MPI_ERR_OTHER after printing why on stderr (MPI_Init must then fail). */
-int mpii_coll_init(const char *provider);
+ * MPI_ERR_OTHER after printing why on stderr (MPI_Init must then fail).
+ * With MBMPI_COLL_VERBOSE, world rank 0 says which parameters it uses. */
+int mpii_coll_init(const char *provider, int rank);
 
 /* The algorithm to run for op on comm with `bytes` per rank as MPIX_Coll_
  * predict defines m, `count` elements (for the conditions "count >= P") and
