@@ -4,7 +4,8 @@
 #   1. the whole MPI manifest (tests/mpi/manifest) over --provider mbshm;
 #   2. a few point-to-point lines again with MBMPI_SHM_CMA=0 (every write
 #      goes through the rings, pipelined) and a small ring (MBMPI_SHM_RING);
-#   3. a short stress run (build/stress, 4 ranks, 3 s) over mbshm;
+#   3. a short stress run (build/stress, 4 ranks, 3 s) over mbshm, and 3
+#      runs of tests/stress/kill.sh (a rank SIGKILLed mid-traffic);
 #   4. segment files: a rank's segment loses its name once every peer has
 #      mapped it, and when a rank is SIGKILLed before that, no
 #      /dev/shm/mbshm-<job>-* file survives mpirun (it removes them).
@@ -63,6 +64,19 @@ if [ -x build/stress ] || make -s build/stress >/dev/null 2>&1; then
     fi
 else
     notok "build/stress could not be built"
+fi
+
+# 3b. a random rank SIGKILLed mid-traffic: the job still ends by itself
+if [ -x tests/stress/kill.sh ] && [ -x build/stress ]; then
+    KILL_PROVIDERS=mbshm tests/stress/kill.sh 3 >"$tmp/kill" 2>&1
+    p=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/kill" | tail -1 | sed -E 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')
+    grep -E '^(not )?ok' "$tmp/kill"
+    if [ -n "$p" ]; then
+        pass=$((pass + ${p% *}))
+        fail=$((fail + ${p#* }))
+    else
+        notok "tests/stress/kill.sh over mbshm printed no summary"
+    fi
 fi
 
 # 4. segment files: a rank unlinks its own once every peer mapped it; when
