@@ -509,3 +509,70 @@ out:
         return mpii_err(c, rc, fn, "failed");
     return MPI_SUCCESS;
 }
+
+/* MPI_Comm_dup_with_info, MPI_Comm_idup, MPI_Comm_set_info / get_info (MPI
+ * 3.1 6.4.2, 6.4.4): no hint changes mbmpi's behaviour, so the info is
+ * checked and otherwise ignored, and the nonblocking dup completes at once
+ * (a blocking dup, then a request that is already complete). */
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_dup_with_info");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_dup_with_info", "invalid communicator");
+    if (info != MPI_INFO_NULL && !mpii_info_valid(info))
+        return mpii_err(c, MPI_ERR_INFO, "MPI_Comm_dup_with_info", "invalid info %d", info);
+    return MPI_Comm_dup(comm, newcomm);
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    mpii_request_t *r;
+    mpii_comm_t *c;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Comm_idup");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_idup", "invalid communicator");
+    if (!request)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
+    rc = MPI_Comm_dup(comm, newcomm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    r = mpii_req_new();
+    if (!r)
+        return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_idup", "out of memory");
+    mpii_req_set_done(r, c, MPII_REQ_NULL, MPI_ANY_SOURCE);
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_set_info");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_set_info", "invalid communicator");
+    if (info != MPI_INFO_NULL && !mpii_info_valid(info))
+        return mpii_err(c, MPI_ERR_INFO, "MPI_Comm_set_info", "invalid info %d", info);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_get_info");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_get_info", "invalid communicator");
+    if (!info_used)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_get_info", "info_used is NULL");
+    /* a new, empty info object: no hint is in use */
+    return MPI_Info_create(info_used);
+}

@@ -4,7 +4,7 @@
  * MPI_Comm_split_type (MPI_COMM_TYPE_SHARED: the ranks on this host),
  * MPI_Status_set_cancelled, MPI_Aint_add / MPI_Aint_diff.
  */
-#include "mpi/core.h"
+#include "mpi/mpi3.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +52,11 @@ static int ninfos;
 static int info_get(MPI_Info h)
 {
     return h > 0 && h < ninfos && info_used[h];
+}
+
+int mpii_info_valid(MPI_Info h)
+{
+    return info_get(h);
 }
 
 int MPI_Info_create(MPI_Info *info)

@@ -47,6 +47,10 @@ int mpii_attr_type_free(MPI_Datatype dt);
  * MPI_COMM_SELF and MPI_COMM_WORLD are deleted (MPI 3.1 8.7.1). */
 void mpii_mpi3_finalize(void);
 
+/* ---- misc.c ---- */
+/* Non-zero when h is a live info object (not MPI_INFO_NULL). */
+int mpii_info_valid(MPI_Info h);
+
 /* ---- errstr.c ---- */
 /* Largest error code in use (MPI_LASTUSEDCODE). */
 int mpii_err_lastused(void);

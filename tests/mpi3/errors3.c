@@ -5,7 +5,8 @@
  * handler (MPI_Comm_create_errhandler) called by MPI_Comm_call_errhandler
  * with the communicator and the code, and by a failing MPI call with its
  * error class, which the call then returns; MPI_Comm_test_inter /
- * MPI_Comm_remote_size on intra-communicators; MPI_Status_set_cancelled;
+ * MPI_Comm_remote_size on intra-communicators; MPI_Comm_dup_with_info,
+ * MPI_Comm_idup, MPI_Comm_set_info / get_info; MPI_Status_set_cancelled;
  * MPI_Aint_add / MPI_Aint_diff; MPI_Comm_create_group (collective over the
  * group only: the other ranks do not call it).
  */
@@ -116,6 +117,32 @@ static void small_calls(void)
     EXPECT_CLASS(MPI_Comm_remote_size(MPI_COMM_NULL, &c), MPI_ERR_COMM);
     EXPECT_CLASS(MPI_Comm_test_inter(MPI_COMM_NULL, &flag), MPI_ERR_COMM);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    /* dup variants of MPI 3.0; info hints are accepted */
+    {
+        MPI_Comm d1, d2;
+        MPI_Request r;
+        MPI_Info info, used;
+        int sum, nk;
+        MPI_CHECK(MPI_Info_create(&info));
+        MPI_CHECK(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
+        MPI_CHECK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &d1));
+        MPI_CHECK(MPI_Comm_idup(d1, &d2, &r));
+        MPI_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK(r == MPI_REQUEST_NULL, "idup request");
+        MPI_CHECK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, d2));
+        CHECK(sum == size * (size - 1) / 2, "allreduce on the idup'ed communicator");
+        MPI_CHECK(MPI_Comm_compare(d1, d2, &c));
+        CHECK(c == MPI_CONGRUENT, "idup is not congruent");
+        MPI_CHECK(MPI_Comm_set_info(d2, info));
+        MPI_CHECK(MPI_Comm_get_info(d2, &used));
+        MPI_CHECK(MPI_Info_get_nkeys(used, &nk));
+        CHECK(nk >= 0, "get_info");
+        MPI_CHECK(MPI_Info_free(&used));
+        MPI_CHECK(MPI_Info_free(&info));
+        MPI_CHECK(MPI_Comm_free(&d2));
+        MPI_CHECK(MPI_Comm_free(&d1));
+    }
 
     MPI_CHECK(MPI_Status_set_cancelled(&st, 1));
     MPI_CHECK(MPI_Test_cancelled(&st, &flag));
