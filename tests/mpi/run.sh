@@ -125,7 +125,8 @@ for src in "$srcdir"/*.c "$srcdir"/*.f "$srcdir"/*.f90; do
     [ -f "$src" ] || continue
     name=$(basename "$src"); name=${name%.*}
     cc=$mpicc
-    case "$src" in *.f | *.f90) cc="$root/bin/mpifort" ;; esac
+    # Fortran modules a test defines go to the build directory, not the cwd
+    case "$src" in *.f | *.f90) cc="$root/bin/mpifort -J $build" ;; esac
     bin="$build/$name"
     stale=$force
     if [ "$stale" = 0 ]; then
