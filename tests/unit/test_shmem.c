@@ -193,6 +193,12 @@ static void test_write_ring_and_checks(void **state)
     assert_int_equal(eps[1].nnotify, 1);
     assert_int_equal(eps[1].last_notify, 0xabc);
 
+    /* Zero bytes with a notification: one empty fragment. */
+    assert_int_equal(tl_write(eps[0].tl, 1, src, 0, &rk, sizeof(dst), 1, 0xabd, ctx), UT_OK);
+    drain(1);
+    assert_int_equal(eps[1].nnotify, 2);
+    assert_int_equal(eps[1].last_notify, 0xabd);
+
     /* Big write without CMA: pipelined fragments, tx_done at the end. */
     ((tl_shmem_t *)eps[0].tl)->peers[1].cma = 0;
     rc = tl_write(eps[0].tl, 1, src, sizeof(src), &rk, 0, 1, 77, ctx);
@@ -206,7 +212,7 @@ static void test_write_ring_and_checks(void **state)
     assert_int_equal(eps[0].last_status, UT_OK);
     drain(1);
     assert_memory_equal(dst, src, sizeof(src));
-    assert_int_equal(eps[1].nnotify, 2);
+    assert_int_equal(eps[1].nnotify, 3);
     assert_int_equal(eps[1].last_notify, 77);
 
     /* Single copy (process_vm_writev into this process) when allowed. */
