@@ -36,6 +36,14 @@
  * disarms REQ(seq) (and the rest of the chain) if still armed and answers
  * CANCEL_ACK; if it already wrote, the receive completes normally.
  *
+ * Matched probe (MPI_Mprobe): proto_improbe takes a message out of the
+ * unexpected queue, exactly as a receive posted then would match it, and
+ * proto_imrecv later consumes it with the same code (copy the eager payload
+ * and return its credits, or answer the RTS with a CTS, or finish a self
+ * send). Messages on the write path or in a hold list are never in that
+ * queue, so none is taken half-way; for the protocol an mprobed RTS is a
+ * receive posted late. (The Promela model does not include it.)
+ *
  * Model of these rules: proto/model/proto.pml (spin; `make verify`, see
  * proto/model/README), with the planted-bug check proto/model/planted.sh.
  */
