@@ -351,6 +351,43 @@ static void test_malformed(void **state)
     assert_string_equal(eps[1].last, "fine");
 }
 
+/* Random bytes with valid stamps in a ring: whatever the kinds and
+ * lengths, the reader stays inside the ring and refuses foreign keys. */
+static void test_fuzz_ring(void **state)
+{
+    tl_shmem_t *t = (tl_shmem_t *)eps[1].tl;
+    static char ring[64 << 10] __attribute__((aligned(64)));
+    static shm_ctl_t ctl;
+    unsigned long rej = t->rejected;
+    unsigned seed = 12345;
+    int it, k;
+    (void)state;
+
+    assert_int_equal(t->ring_size, sizeof(ring));
+    for (it = 0; it < 3000; it++) {
+        shm_rx_t r = {.data = ring, .salt = 0x5eed, .ctl = &ctl, .src = 2};
+        uint64_t pos;
+        size_t i;
+
+        for (i = 0; i < sizeof(ring); i += 4)
+            *(uint32_t *)(ring + i) = (uint32_t)rand_r(&seed);
+        r.head = (uint64_t)it * sizeof(ring) + (uint64_t)(rand_r(&seed) % (sizeof(ring) / 64)) * 64;
+        r.expect = shm_stamp(r.salt, r.head);
+        pos = r.head;
+        for (k = 0; k < 4; k++) {
+            shm_hdr_t *h = (shm_hdr_t *)(ring + (pos & (sizeof(ring) - 1)));
+            uint32_t lens[] = {0, 8, 100, 4096, 4097, 16000, 70000, 0x7fffffff, 0xffffffff};
+            h->len = lens[rand_r(&seed) % 9];
+            h->type = (uint8_t)(rand_r(&seed) % 9);
+            atomic_store(&h->stamp, shm_stamp(r.salt, pos));
+            pos += align_line(SHM_HDR + (h->len < 70000 ? h->len : 0));
+        }
+        shm_poll_ring(t, &r, SHM_BATCH);
+        assert_true(r.head >= (uint64_t)it * sizeof(ring));
+    }
+    assert_true(t->rejected > rej); /* random WRITE keys were refused */
+}
+
 static void test_stamp_unique(void **state)
 {
     uint64_t salt = 0x1234, a = shm_stamp(salt, 0), b = shm_stamp(salt, 64), c = shm_stamp(salt, 64 << 20);
@@ -362,10 +399,10 @@ static void test_stamp_unique(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_caps),         cmocka_unit_test(test_send_iov_and_order),
-        cmocka_unit_test(test_ring_full),    cmocka_unit_test(test_write_ring_and_checks),
-        cmocka_unit_test(test_write_share),  cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_stamp_unique),
+        cmocka_unit_test(test_caps),        cmocka_unit_test(test_send_iov_and_order),
+        cmocka_unit_test(test_ring_full),   cmocka_unit_test(test_write_ring_and_checks),
+        cmocka_unit_test(test_write_share), cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_fuzz_ring),   cmocka_unit_test(test_stamp_unique),
     };
     ut_log_level = -1; /* the refusals below are expected */
     return cmocka_run_group_tests(tests, setup, teardown);
