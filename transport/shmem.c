@@ -1086,8 +1086,14 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
         rc = UT_ERR_IO;
         goto err;
     }
-    if (ftruncate(fd, (off_t)t->seg_size) < 0) {
-        ut_error("mbshm: cannot size %s to %zu bytes: %s", t->path, t->seg_size, strerror(errno));
+    /* Allocated now, not on first touch: a full /dev/shm fails here with a
+     * message instead of SIGBUS in the middle of the run. */
+    rc = posix_fallocate(fd, 0, (off_t)t->seg_size);
+    if (rc == EOPNOTSUPP || rc == ENOSYS)
+        rc = ftruncate(fd, (off_t)t->seg_size) < 0 ? errno : 0;
+    if (rc) {
+        ut_error("mbshm: cannot allocate %zu bytes for %s: %s (is /dev/shm full?)", t->seg_size, t->path,
+                 strerror(rc));
         close(fd);
         unlink(t->path);
         rc = UT_ERR_NO_MEMORY;
