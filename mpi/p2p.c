@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* request kind of MPI_Grequest_start, next to core.h's MPII_REQ_* */
+#define MPII_REQ_GREQ 4
+
 static mpii_request_t **reqtab;  /* handle -> request; [0] unused (MPI_REQUEST_NULL) */
 static int nreqtab;
 static int *req_free;
@@ -102,11 +105,16 @@ void mpii_requests_finalize(void)
     nreqtab = nreq_free = nfreed = 0;
 }
 
+static int greq_finish(mpii_request_t *r, MPI_Status *st);
+
 static void sweep_freed(void)
 {
     int i = 0;
     while (i < nfreed) {
         if (freed_list[i]->pr.done) {
+            /* a generalized request's free_fn still runs */
+            if (freed_list[i]->kind == MPII_REQ_GREQ)
+                greq_finish(freed_list[i], NULL);
             req_release(freed_list[i]);
             freed_list[i] = freed_list[--nfreed];
         } else {
@@ -285,6 +293,8 @@ static int req_finish(mpii_request_t *r, MPI_Status *st)
     size_t got;
     int err = MPI_SUCCESS;
 
+    if (r->kind == MPII_REQ_GREQ)
+        return greq_finish(r, st);
     if (r->kind == MPII_REQ_RECV) {
         got = pr->st_len < r->ubytes ? pr->st_len : r->ubytes;
         if (r->udt && !pr->cancelled)
@@ -465,6 +475,89 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         return mpii_err(c, rc, "MPI_Irecv", "could not start the receive");
     }
     *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------- generalized requests */
+
+/* MPI 3.1 12.2: the request completes when the program calls
+ * MPI_Grequest_complete; MPI_Wait / Test then fill the status through
+ * query_fn and call free_fn. The callbacks live in r->tmp, which
+ * req_release frees. */
+typedef struct greq {
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *free;
+    MPI_Grequest_cancel_function *cancel;
+    void *extra;
+} greq_t;
+
+static int greq_finish(mpii_request_t *r, MPI_Status *st)
+{
+    greq_t *g = r->tmp;
+    MPI_Status tmp;
+    int err, err2;
+
+    status_empty(&tmp);
+    tmp.MPI_ERROR = MPI_SUCCESS;
+    err = g->query(g->extra, &tmp);
+    if (st)
+        *st = tmp;
+    err2 = g->free(g->extra);
+    free(r->tmp);
+    r->tmp = NULL;
+    return err != MPI_SUCCESS ? err : err2;
+}
+
+static int greq_cancel(mpii_request_t *r)
+{
+    greq_t *g = r->tmp;
+    int rc = g->cancel(g->extra, r->pr.done);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(r->comm, rc, "MPI_Cancel", "the cancel function of a generalized request failed");
+    return MPI_SUCCESS;
+}
+
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Grequest_start";
+    mpii_request_t *r;
+    greq_t *g;
+
+    MPII_CHECK_INIT(fn);
+    if (!query_fn || !free_fn || !cancel_fn || !request)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "NULL argument");
+    g = malloc(sizeof(*g));
+    r = g ? req_new() : NULL;
+    if (!r) {
+        free(g);
+        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    g->query = query_fn;
+    g->free = free_fn;
+    g->cancel = cancel_fn;
+    g->extra = extra_state;
+    memset(&r->pr, 0, sizeof(r->pr));
+    r->kind = MPII_REQ_GREQ;
+    r->comm = mpii_comm_get(MPI_COMM_WORLD);
+    r->udt = NULL;
+    r->ubytes = 0;
+    r->tmp = g;
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+int MPI_Grequest_complete(MPI_Request request)
+{
+    mpii_request_t *r;
+
+    MPII_CHECK_INIT("MPI_Grequest_complete");
+    r = mpii_request_get(request);
+    if (!r || r->kind != MPII_REQ_GREQ || r->pr.done)
+        return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete", "not a pending generalized request");
+    r->pr.done = 1;
+    if (r->freed)
+        sweep_freed(); /* MPI_Request_free'd already: free_fn runs now */
     return MPI_SUCCESS;
 }
 
@@ -815,6 +908,7 @@ int MPI_Request_free(MPI_Request *request)
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     mpii_request_t *r;
+    int rc;
 
     MPII_CHECK_INIT("MPI_Request_get_status");
     if (!flag)
@@ -835,6 +929,15 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!r->pr.done)
         proto_progress(mpii_g.p);
     *flag = r->pr.done;
+    if (*flag && r->kind == MPII_REQ_GREQ) {
+        greq_t *g = r->tmp;
+        MPI_Status tmp;
+        status_empty(&tmp);
+        rc = g->query(g->extra, status ? status : &tmp);
+        if (rc != MPI_SUCCESS)
+            return mpii_err(NULL, rc, "MPI_Request_get_status", "the query function failed");
+        return MPI_SUCCESS;
+    }
     if (*flag && status) {
         proto_req_t *pr = &r->pr;
         status->MPI_SOURCE = pr->st_src;
@@ -856,6 +959,8 @@ int MPI_Cancel(MPI_Request *request)
         return rc;
     if (!r)
         return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL");
+    if (r->kind == MPII_REQ_GREQ)
+        return greq_cancel(r);
     /* Sends cannot be cancelled here: they complete normally (allowed). */
     if (r->kind == MPII_REQ_RECV && !r->pr.done)
         proto_cancel(mpii_g.p, &r->pr);
