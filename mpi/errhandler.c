@@ -18,7 +18,7 @@
  * reused, so a communicator keeps its handler after MPI_Errhandler_free
  * (MPI 3.1 8.3.4: freeing only drops the user's reference). Each create and
  * each MPI_Comm_get_errhandler gives the user a reference to free. */
-#define MPII_EH_FIRST 3
+#define MPII_EH_FIRST 4
 typedef struct eh_user {
     MPI_Comm_errhandler_function *fn;
     int refs;                /* the user's references */
@@ -38,7 +38,7 @@ static eh_user_t *eh_user_get(MPI_Errhandler h)
 static int eh_valid(MPI_Errhandler h)
 {
     eh_user_t *u = eh_user_get(h);
-    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || (u && u->refs > 0);
+    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT || (u && u->refs > 0);
 }
 
 __attribute__((noreturn)) static void err_fatal(int errcode, const char *msg)
@@ -96,7 +96,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
         MPI_Comm h = comm;
         int code = errorcode;
         u->fn(&h, &code);
-    } else if (c->errhandler == MPI_ERRORS_ARE_FATAL) {
+    } else if (c->errhandler != MPI_ERRORS_RETURN) {
         snprintf(msg, sizeof(msg), "%s: error code %d raised by the program", fn, errorcode);
         err_fatal(errorcode, msg);
     }

@@ -87,6 +87,16 @@ static void classes(void)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
         MPI_CHECK(MPI_Comm_free(&dup));
     }
+#if defined(MPI_ERRORS_ABORT) && !defined(MPICH) /* MPICH 4.0.2 asserts in Comm_set_errhandler */
+    {
+        MPI_Errhandler got;
+        MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ABORT));
+        MPI_CHECK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &got));
+        CHECK(got == MPI_ERRORS_ABORT, "MPI_ERRORS_ABORT not kept");
+        MPI_CHECK(MPI_Errhandler_free(&got));
+        MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    }
+#endif
     /* MPI_ERRORS_RETURN: Comm_call_errhandler returns MPI_SUCCESS */
     {
         MPI_Comm dup;
