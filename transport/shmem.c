@@ -999,6 +999,7 @@ static void shm_close(tl_t *tl)
         if (t->linked)
             unlink(t->path);
     }
+    ut_debug("mbshm: copied %lu pieces of peers' shared writes", t->helped);
     if (t->malformed || t->rejected)
         ut_warn("mbshm: %lu malformed messages dropped, %lu writes refused", t->malformed, t->rejected);
     free(t->peers);
