@@ -8,3 +8,11 @@
 .PHONY: test-mpi3
 test-mpi3: all
 	bash tests/suites/mpi3.sh
+
+# Unit test of the matched-probe hook of proto/ (run with the other
+# build/unit/test_* binaries by scripts/run_tests.sh, under valgrind).
+MPI3_UNIT_SRCS := proto/proto.c mbcf/mbcf.c transport/self.c util/log.c util/status.c
+TEST_BUILD += build/unit/test_mprobe
+build/unit/test_mprobe: tests/unit/test_mprobe.c $(MPI3_UNIT_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g $(WFLAGS) $(CPPFLAGS) $^ -lcmocka -o $@
