@@ -8,8 +8,8 @@
  * ordinary nonblocking send from that copy, so the Bsend returns at once
  * whatever the receiver does. A block is reclaimed when its send completes
  * (checked at every Bsend and at detach). MPI_ERR_BUFFER when the message
- * does not fit even after reclaiming; MPI_Buffer_detach waits for every
- * buffered message to be delivered.
+ * does not fit even after reclaiming (and progressing briefly);
+ * MPI_Buffer_detach waits for every buffered message to be delivered.
  */
 #include "mpi/mpi3.h"
 #include "util/status.h"
@@ -18,6 +18,8 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define BS_WAIT 0.5 /* seconds a Bsend waits for space before MPI_ERR_BUFFER */
 
 typedef struct bs_block {
     size_t off;              /* offset in the attached buffer */
@@ -70,6 +72,7 @@ static long bs_find(size_t size, int *at_p)
 int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int tag, mpii_comm_t *c)
 {
     size_t len = (size_t)count * dt->size, need = len + MPI_BSEND_OVERHEAD;
+    double t0 = -1;
     long off;
     int at, rc, tries;
     char *data;
@@ -78,8 +81,19 @@ int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int ta
         return MPI_ERR_COUNT;
     bs_reclaim();
     off = bs_buf ? bs_find(need, &at) : -1;
-    /* Sends still in flight may be a progress pass away from completing. */
-    for (tries = 0; off < 0 && bs_buf && bs_n && tries < 64; tries++) {
+    /* Sends still in flight may just be waiting for the network to report
+     * them done (an eager message over tcp on a loaded host): progress for
+     * up to BS_WAIT seconds before calling the buffer full. A message that
+     * waits for its receive (rendezvous) may not complete at all, so the
+     * wait is bounded: Bsend stays a local operation. */
+    for (tries = 0; off < 0 && bs_buf && bs_n; tries++) {
+        if (tries % 64 == 63) {
+            if (t0 < 0)
+                t0 = MPI_Wtime();
+            else if (MPI_Wtime() - t0 > BS_WAIT)
+                break;
+            sched_yield();
+        }
         proto_progress(mpii_g.p);
         bs_reclaim();
         off = bs_find(need, &at);
