@@ -112,10 +112,17 @@ static void sweep_freed(void)
     int i = 0;
     while (i < nfreed) {
         if (freed_list[i]->pr.done) {
-            /* a generalized request's free_fn still runs */
-            if (freed_list[i]->kind == MPII_REQ_GREQ)
-                greq_finish(freed_list[i], NULL);
-            req_release(freed_list[i]);
+            mpii_request_t *r = freed_list[i];
+            /* a generalized request's free_fn still runs, and a derived-type
+             * receive still lands in the user's buffer (its communicator may
+             * be gone: only the kept type map is used) */
+            if (r->kind == MPII_REQ_GREQ) {
+                greq_finish(r, NULL);
+            } else if (r->kind == MPII_REQ_RECV && r->udt && r->tmp && !r->pr.cancelled) {
+                size_t got = r->pr.st_len < r->ubytes ? r->pr.st_len : r->ubytes;
+                mpii_datatype_unpack(r->tmp, got, r->ubuf, (size_t)r->ucount, r->udt);
+            }
+            req_release(r);
             freed_list[i] = freed_list[--nfreed];
         } else {
             i++;
@@ -135,6 +142,9 @@ void mpii_progress_wait(volatile int *done)
             idle = 0;
         }
     }
+    /* requests freed while active finish here too, not only in MPI_Wait */
+    if (nfreed)
+        sweep_freed();
 }
 
 /* -------------------------------------------------------- validation */
