@@ -252,7 +252,7 @@ plot '$OUT/plogp_$p.csv' skip 1 using (\$1 > 0 ? \$1 : 1/0):2 with linespoints t
      '' skip 1 using (\$1 > 0 ? \$1 : 1/0):3 with linespoints title 'o_r(m)',
      '' skip 1 using (\$1 > 0 ? \$1 : 1/0):4 with linespoints title 'g(m)',
      '' skip 1 using (\$1 > 0 ? \$1 : 1/0):(\$5 / 2) with lines dashtype 2 title 'RTT(m)/2',
-     ${L:-1} with lines dashtype 3 title 'L = ${L:-?} us'" 2>"$OUT/plogp_gnuplot.err"; then
+     ${L:-1} with lines dashtype 3 lw 2 lc rgb 'black' title 'L = ${L:-?} us'" 2>"$OUT/plogp_gnuplot.err"; then
                 note "plot: $OUT/plogp_$p.png"
             else
                 note "gnuplot failed (see $OUT/plogp_gnuplot.err)"
