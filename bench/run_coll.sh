@@ -39,7 +39,7 @@
 #   COLL_OPS ("bcast scatter alltoall allreduce"), COLL_NP ("4 8")
 #   COLL_PROVIDERS (shm)         providers of `coll` (e.g. "shm tcp")
 #   COLL_SIZES (1:1M), COLL_FACTOR (4)   bench/coll -m and -f
-#   COLL_REPS (3), COLL_ITERS (bench/coll's default)   -r, -i
+#   COLL_REPS (5), COLL_ITERS (bench/coll's default)   -r, -i
 #   COLL_RUN_BUDGET (25; peers 10)   bench/coll -t: no new size after this long
 #   COLL_TIMEOUT (60)            seconds per job (mpirun --timeout + timeout)
 #   COLL_BUDGET (270; peers 600) no job starts after this many seconds
@@ -63,7 +63,7 @@ NPS=${COLL_NP:-4 8}
 PROVIDERS=${COLL_PROVIDERS:-shm}
 SIZES=${COLL_SIZES:-1:1M}
 FACTOR=${COLL_FACTOR:-4}
-REPS=${COLL_REPS:-3}
+REPS=${COLL_REPS:-5}
 ITERS=${COLL_ITERS:-}
 if [ "$MODE" = peers ]; then
     RUN_BUDGET=${COLL_RUN_BUDGET:-10}
