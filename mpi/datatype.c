@@ -20,6 +20,7 @@
 /* mpi_impl.h has a slash-star inside a comment (mpi/coll/...), which -Wall -Werror rejects. */
 
 #include "mpi_impl.h"
+#include "mpi3.h"
 
 #include <limits.h>
 #include <stdalign.h>
@@ -1080,6 +1081,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_dup";
     dt_obj_t *old, *t;
+    int rc;
     MPII_CHECK_INIT(fn);
     CHECK_OLDTYPE(fn, oldtype);
     CHECK_PTR(fn, newtype, "newtype");
@@ -1093,7 +1095,17 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         t->pub.committed = old->pub.committed; /* same committed state (MPI 3.1 4.1.10) */
         contents_type(t, 0, oldtype);
     }
-    return publish(fn, t, newtype);
+    rc = publish(fn, t, newtype);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* the attributes of oldtype go through their copy callbacks (MPI 3.1 6.7.4) */
+    rc = mpii_attr_type_dup(oldtype, *newtype);
+    if (rc != MPI_SUCCESS) {
+        (void)mpii_attr_type_free(*newtype);
+        MPI_Type_free(newtype);
+        return mpii_err(NULL, rc, fn, "an attribute copy callback failed (error %d)", rc);
+    }
+    return MPI_SUCCESS;
 }
 
 int MPI_Type_commit(MPI_Datatype *datatype)
@@ -1122,6 +1134,12 @@ int MPI_Type_free(MPI_Datatype *datatype)
         return mpii_err(NULL, MPI_ERR_TYPE, fn, "cannot free predefined datatype %d", (int)*datatype);
     /* the handle dies with its last user reference (MPI_Type_get_contents
      * can hand out more); types built from this one keep the object */
+    if (t->hrefs == 1) {
+        /* the handle dies: its attributes' delete callbacks run first */
+        int rc = mpii_attr_type_free(*datatype);
+        if (rc != MPI_SUCCESS)
+            return mpii_err(NULL, rc, fn, "an attribute delete callback failed (error %d)", rc);
+    }
     if (--t->hrefs == 0)
         obj_unbind(t);
     *datatype = MPI_DATATYPE_NULL;

@@ -243,6 +243,54 @@ static void errors(void)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 }
 
+/* ---- datatype attributes: copied at MPI_Type_dup, deleted at MPI_Type_free ---- */
+static int tcopies, tdeletes;
+static MPI_Datatype tlast;
+
+static int tcopy_fn(MPI_Datatype old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)keyval, (void)extra;
+    tcopies++;
+    tlast = old;
+    *(void **)out = (char *)in + 10;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int tdelete_fn(MPI_Datatype dt, int keyval, void *val, void *extra)
+{
+    (void)keyval, (void)val, (void)extra;
+    tdeletes++;
+    tlast = dt;
+    return MPI_SUCCESS;
+}
+
+static void type_attrs(void)
+{
+    MPI_Datatype t, d;
+    int key, flag = 0;
+    void *v = NULL;
+
+    MPI_CHECK(MPI_Type_create_keyval(tcopy_fn, tdelete_fn, &key, NULL));
+    MPI_CHECK(MPI_Type_contiguous(3, MPI_INT, &t));
+    MPI_CHECK(MPI_Type_set_attr(t, key, (void *)7));
+    MPI_CHECK(MPI_Type_dup(t, &d));
+    CHECK(tcopies == 1 && tlast == t, "Type_dup ran the copy callback %d times", tcopies);
+    MPI_CHECK(MPI_Type_get_attr(d, key, &v, &flag));
+    CHECK(flag && v == (void *)17, "the duplicate's attribute is %p (flag %d), expected 17", v, flag);
+    MPI_CHECK(MPI_Type_free(&d));
+    CHECK(tdeletes == 1, "Type_free of the duplicate ran the delete callback %d times", tdeletes);
+    MPI_CHECK(MPI_Type_free(&t));
+    CHECK(tdeletes == 2, "Type_free ran the delete callback %d times in all, expected 2", tdeletes);
+    /* a new type (which may reuse a freed handle) starts without attributes */
+    MPI_CHECK(MPI_Type_contiguous(2, MPI_INT, &t));
+    MPI_CHECK(MPI_Type_get_attr(t, key, &v, &flag));
+    CHECK(!flag, "a new type has the attribute of a freed one");
+    MPI_CHECK(MPI_Type_free(&t));
+    CHECK(tdeletes == 2, "a type without the attribute ran its delete callback");
+    MPI_CHECK(MPI_Type_free_keyval(&key));
+}
+
 int main(int argc, char **argv)
 {
     int i;
@@ -255,6 +303,7 @@ int main(int argc, char **argv)
     dup_fn_and_old_api();
     predefined();
     errors();
+    type_attrs();
     /* interleave sets on SELF and WORLD; SELF's go first at Finalize */
     for (i = 0; i < NFIN; i++) {
         MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fin_delete, &fin_keys[i], NULL));
