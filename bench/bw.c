@@ -24,40 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 #define MAX_SIZES 64
 #define WINDOW 64
 
 static void usage(void)
 {
     fprintf(stderr, "usage: bw [-i SCALE] [-r REPS] [-m MAX] [-s LIST] [--csv FILE]\n");
-}
-
-static long parse_size(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || v < 0)
-        return -1;
-    if (*end == 'K' || *end == 'k') {
-        v *= 1024;
-        end++;
-    } else if (*end == 'M' || *end == 'm') {
-        v *= 1024 * 1024;
-        end++;
-    }
-    return *end ? -1 : v;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static long windows_for(long size, double scale)

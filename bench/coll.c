@@ -55,6 +55,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 #define MAX_ALGOS 16
 #define NAME_LEN 64
 #define TAG_RESULT 7
@@ -87,7 +89,7 @@ static void usage(void)
 }
 
 /* "64", "8K", "4M" -> bytes; -1 on error */
-static long parse_size(const char *s, char **endp)
+static long parse_size_end(const char *s, char **endp)
 {
     char *end;
     long v = strtol(s, &end, 10);
@@ -107,18 +109,6 @@ static long parse_size(const char *s, char **endp)
 static int is_pow2(long v)
 {
     return v > 0 && (v & (v - 1)) == 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Bytes one call moves in total (a rough volume, only to size the batches). */
@@ -416,10 +406,10 @@ int main(int argc, char **argv)
         if (!strcmp(argv[a], "-c") && a + 1 < argc) {
             opname = argv[++a];
         } else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
-            mmin = parse_size(argv[++a], &end);
+            mmin = parse_size_end(argv[++a], &end);
             bad = mmin < 0 || *end != ':';
             if (!bad) {
-                mmax = parse_size(end + 1, &end);
+                mmax = parse_size_end(end + 1, &end);
                 bad = mmax < 0 || *end;
             }
         } else if (!strcmp(argv[a], "-f") && a + 1 < argc) {

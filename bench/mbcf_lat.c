@@ -32,7 +32,7 @@
  * with test and size, and end the job on a mismatch; any error from the
  * layers ends the job too (boot_abort: mpirun reports it).
  *
- * Provider: MBMPI_PROVIDER (set by mpirun --provider): shm, tcp, sockets,
+ * Provider: MBMPI_PROVIDER (set by mpirun --provider): mbshm, shm, tcp, sockets,
  * ...; auto or unset = shm when both ranks are on this host, else
  * tcp;ofi_rxm (as MPI_Init chooses).
  *
@@ -61,6 +61,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "bench_util.h"
 
 #define MAX_SIZES 64
 #define LAT_TYPE 1 /* mbcf handler type of the ping-pong messages */
@@ -257,34 +259,6 @@ static void wait_for(int t, unsigned long target)
         die("%s: send completed with %s", test_names[t], ut_status_str(send_status));
 }
 
-static long parse_size(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || v < 0)
-        return -1;
-    if (*end == 'K' || *end == 'k') {
-        v *= 1024;
-        end++;
-    } else if (*end == 'M' || *end == 'm') {
-        v *= 1024 * 1024;
-        end++;
-    }
-    return *end ? -1 : v;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static long iterations(long size, double scale)
 {
     long it = size <= 8192 ? 10000 : (long)(10000.0 * 8192.0 / (double)size);
@@ -335,7 +309,8 @@ static void open_layers(size_t maxn)
         tp.fifo_buf_size = 4 * tp.min_fifo_free;
     tp.fifo_buf_count = 8;
     tp.fifo_mode = fifo_mode && *fifo_mode && strcmp(fifo_mode, "auto") ? fifo_mode : NULL;
-    rc = tl_ofi_ops.open(&tp, &cb, &tl);
+    /* mbshm is mbmpi's own shared-memory transport; the rest is libfabric */
+    rc = (strcmp(prov, "mbshm") ? &tl_ofi_ops : &tl_shmem_ops)->open(&tp, &cb, &tl);
     if (rc != UT_OK)
         die("opening the transport (provider %s): %s", prov, ut_status_str(rc));
     mbcf_attach(mbcf, tl);

@@ -57,6 +57,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define MAX_SIZES 40
 #define TAG_DATA 1
 #define TAG_TOKEN 2
@@ -66,35 +68,6 @@ enum { Q_RTT, Q_OS, Q_OR, Q_G, NQ };
 static void usage(void)
 {
     fprintf(stderr, "usage: plogp [-o FILE] [--csv FILE] [-m MAX] [-r REPS] [-i SCALE] [-p PROVIDER]\n");
-}
-
-/* "64", "8K", "4M" -> bytes; -1 on error */
-static long parse_size(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || v < 0)
-        return -1;
-    if (*end == 'K' || *end == 'k') {
-        v *= 1024;
-        end++;
-    } else if (*end == 'M' || *end == 'm') {
-        v *= 1024 * 1024;
-        end++;
-    }
-    return *end ? -1 : v;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Iterations per repetition: constant for small sizes (where one message

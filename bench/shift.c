@@ -36,6 +36,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #include "mpi/shift/maxplus.h"
 
 #define MAXL 16
@@ -62,18 +64,6 @@ static int parse_ints(const char *s, long *out, int max)
     for (tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ","))
         out[n++] = atol(tok);
     return n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static double stddev(const double *v, int n)
