@@ -33,7 +33,7 @@
  * layers ends the job too (boot_abort: mpirun reports it).
  *
  * Provider: MBMPI_PROVIDER (set by mpirun --provider): mbshm, shm, tcp, sockets,
- * ...; auto or unset = shm when both ranks are on this host, else
+ * ...; auto or unset = mbshm when both ranks are on this host, else
  * tcp;ofi_rxm (as MPI_Init chooses).
  *
  * build: cc -O2 -I. -Impi/include bench/mbcf_lat.c -Llib -lmpi -lfabric -lpthread -lm
@@ -288,7 +288,7 @@ static void open_layers(size_t maxn)
     int rc, i, size = boot_size(boot);
 
     if (!prov || !*prov || !strcmp(prov, "auto"))
-        prov = boot_all_local(boot) ? "shm" : "tcp;ofi_rxm";
+        prov = boot_all_local(boot) ? "mbshm" : "tcp;ofi_rxm";
     mp.rank = rank;
     mp.size = size;
     mp.credits = 262144;

@@ -24,7 +24,7 @@
 mpii_global_t mpii_g;
 
 static ut_cfg_entry_t mpi_cfg_entries[] = {
-    {"PROVIDER", "auto", "libfabric provider: shm, tcp (tcp;ofi_rxm), sockets, verbs, udp; auto = shm on one host else tcp",
+    {"PROVIDER", "auto", "mbshm (own shared-memory rings) or a libfabric provider: shm, tcp (tcp;ofi_rxm), sockets, verbs, udp; auto = mbshm on one host else tcp",
      UT_CFG_STRING, &mpii_g.provider},
     {"PROTOCOL", "auto", "auto (write protocol when the receive is first, eager FIFO otherwise) or eager (never REQ)",
      UT_CFG_STRING, &mpii_g.protocol},
@@ -145,7 +145,7 @@ static int transport_open(void)
     int rc, i;
 
     if (!strcmp(prov, "auto"))
-        prov = boot_all_local(mpii_g.boot) ? "shm" : "tcp;ofi_rxm";
+        prov = boot_all_local(mpii_g.boot) ? "mbshm" : "tcp;ofi_rxm";
     mp.rank = mpii_g.rank;
     mp.size = mpii_g.size;
     mp.credits = mpii_g.credits;

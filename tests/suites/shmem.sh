@@ -2,8 +2,9 @@
 # tests/suites/shmem.sh: mbmpi's own shared-memory transport (mbshm,
 # transport/shmem.c), run by scripts/run_tests.sh (suite "extra"):
 #   1. the whole MPI manifest (tests/mpi/manifest) over --provider mbshm;
-#   2. a few point-to-point lines again with MBMPI_SHM_CMA=0 (every write
-#      goes through the rings, pipelined) and a small ring (MBMPI_SHM_RING);
+#   2. a few point-to-point lines again with single-copy writes
+#      (MBMPI_SHM_CMA=1 and =single: process_vm_writev, shared pulls; the
+#      default sends writes through the rings) and a small ring (MBMPI_SHM_RING);
 #   3. a short stress run (build/stress, 4 ranks, 3 s) over mbshm, and 3
 #      runs of tests/stress/kill.sh (a rank SIGKILLed mid-traffic);
 #   4. segment files: a rank's segment loses its name once every peer has
@@ -41,16 +42,18 @@ run() {
 # 1. the manifest over mbshm
 run manifest --providers mbshm
 
-# 2. writes through the rings only, and a ring smaller than the default
+# 2. single-copy writes, and a ring smaller than the default
 {
-    for l in "p2p_basic 4" "p2p_order 3" "p2p_basic 16"; do
-        echo "$l ok MBMPI_SHM_CMA=0"
+    for l in "p2p_basic 4" "p2p_order 3" "p2p_basic 16" "proto_paths 2"; do
+        echo "$l ok MBMPI_SHM_CMA=1"
     done
-    echo "p2p_basic 3 ok MBMPI_SHM_CMA=0 MBMPI_SHM_RING=64K"
+    echo "p2p_basic 3 ok MBMPI_SHM_CMA=single"
+    echo "p2p_basic 3 ok MBMPI_SHM_CMA=1 MBMPI_SHM_RING=64K"
     echo "p2p_order 2 ok MBMPI_SHM_RING=64K"
 } >"$tmp/manifest"
-if grep -q -E '^p2p_basic ' tests/mpi/manifest && grep -q -E '^p2p_order ' tests/mpi/manifest; then
-    run ring-only --manifest "$tmp/manifest" --providers mbshm
+if grep -q -E '^p2p_basic ' tests/mpi/manifest && grep -q -E '^p2p_order ' tests/mpi/manifest &&
+    grep -q -E '^proto_paths ' tests/mpi/manifest; then
+    run single-copy --manifest "$tmp/manifest" --providers mbshm
 else
     notok "tests/mpi/manifest has no p2p_basic / p2p_order lines any more"
 fi

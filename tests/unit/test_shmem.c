@@ -65,6 +65,7 @@ static int setup(void **state)
     snprintf(job, sizeof(job), "unit%ld", (long)getpid());
     setenv("MBMPI_JOBID", job, 1);
     setenv("MBMPI_SHM_RING", "64K", 1);
+    setenv("MBMPI_SHM_CMA", "1", 1); /* the single-copy paths are tested here too */
     memset(eps, 0, sizeof(eps));
     for (i = 0; i < NEP; i++) {
         tl_params_t p = {.rank = i, .size = NEP, .min_fifo_free = 4096};
@@ -87,6 +88,7 @@ static int teardown(void **state)
     for (i = 0; i < NEP; i++)
         tl_close(eps[i].tl);
     unsetenv("MBMPI_SHM_RING");
+    unsetenv("MBMPI_SHM_CMA");
     return 0;
 }
 
