@@ -2,9 +2,10 @@
 # bench/run_bench.sh: the mbmpi benchmark sweep (what `make bench` runs).
 #
 # Builds build/bench/rtt and build/bench/bw with bin/mpicc, then runs each on
-# 2 local ranks over the shm and tcp providers, with MBMPI_PROTOCOL=auto and
-# eager (8 runs). Then build/bench/mbcf_lat (the raw layers under MPI, built
-# with cc against lib/libmpi.a) over shm and tcp (2 runs): mbcf FIFO send and
+# 2 local ranks over mbshm (the default on one host), libfabric shm and tcp;ofi_rxm
+# (BENCH_PROVIDERS), with MBMPI_PROTOCOL=auto and
+# eager (12 runs). Then build/bench/mbcf_lat (the raw layers under MPI, built
+# with cc against lib/libmpi.a) over each provider (3 runs): mbcf FIFO send and
 # mbcf write + notify ping-pong, without the MPI layer. One progress line per
 # run goes to stderr, one table to stdout: per size, the median half
 # round-trip time (us) and the median streaming bandwidth (MB/s = 10^6 B/s)
@@ -67,7 +68,7 @@ RTT_SIZES=${BENCH_RTT_SIZES:-0,8,64,512,1K,4K,8K,32K,64K,256K,1M,4M}
 BW_SIZES=${BENCH_BW_SIZES:-8,64,512,1K,4K,8K,32K,64K,256K,1M,4M}
 RAW_SIZES=${BENCH_RAW_SIZES:-0,8,64,512,1K,4K,8K,32K,64K}
 TABLE_SIZES="0 8 64 1024 8192 65536 262144 1048576 4194304"
-PROVIDERS="shm tcp"
+PROVIDERS=${BENCH_PROVIDERS:-"mbshm shm tcp"}
 MODES="auto eager"
 
 die() { echo "run_bench: $*" >&2; exit 1; }

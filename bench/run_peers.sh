@@ -110,7 +110,7 @@ done
 
 # launcher words per MPI (the rank program and its arguments follow)
 declare -A LAUNCH
-LAUNCH[mbmpi]="env MBMPI_PROTOCOL=auto bin/mpirun -n 2 --provider shm"
+LAUNCH[mbmpi]="env MBMPI_PROTOCOL=auto bin/mpirun -n 2 --provider ${PEERS_MBMPI_PROVIDER:-mbshm}"
 OMPI_FLAGS="--oversubscribe"
 [ "$(id -u)" = 0 ] && OMPI_FLAGS="--allow-run-as-root $OMPI_FLAGS"
 LAUNCH[openmpi]="mpirun.openmpi $OMPI_FLAGS -np 2"
