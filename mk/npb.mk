@@ -14,7 +14,7 @@ NPB_CFLAGS := -O3 $(WFLAGS) -Inpb -Inpb/common
 # command-line settings of the npb targets, with their defaults
 NPB_CLASS = $(or $(CLASS),S)
 NPB_NP = $(or $(NP),4)
-NPB_PROVIDER = $(or $(PROVIDER),shm)
+NPB_PROVIDER = $(or $(PROVIDER),mbshm)
 
 TEST_BUILD += $(NPB_BINS)
 

@@ -2,16 +2,16 @@
 # npb/run_npb.sh: run the NPB kernels of npb/ (what `make npb`, `make
 # npb-peers` and `make npb-speedup` run).
 #
-#   npb/run_npb.sh run     [--class S] [--np 4] [--provider shm] [--kernels "ep is cg mg ft"]
+#   npb/run_npb.sh run     [--class S] [--np 4] [--provider mbshm] [--kernels "ep is cg mg ft"]
 #       every present kernel once with mbmpi; one table: kernel, class, NP,
 #       time, Mop/s, verification.
-#   npb/run_npb.sh peers   [--class S] [--np 2] [--provider shm] [--rounds 3]
+#   npb/run_npb.sh peers   [--class S] [--np 2] [--provider mbshm] [--rounds 3]
 #       builds the same sources with mpicc.openmpi and mpicc.mpich (each
 #       skipped with a message when not installed) into build/npb/<k>.openmpi
 #       and .mpich; runs mbmpi and each peer alternately per kernel (A B C A B
 #       C ..., --rounds rounds), then prints per kernel the median time of
 #       each MPI and the ratios mbmpi/peer (< 1: mbmpi faster).
-#   npb/run_npb.sh speedup [--class S] [--nps "1 2 4 8"] [--provider shm]
+#   npb/run_npb.sh speedup [--class S] [--nps "1 2 4 8"] [--provider mbshm]
 #       every kernel at each NP with mbmpi; the MPI/MBCF paper's format:
 #       time and [speed-up over NP=1] per kernel and NP.
 #
@@ -28,7 +28,7 @@ mode=${1:-run}
 case $mode in -h | --help) sed -n '2,21p' "$0"; exit 0 ;; esac
 CLASS=S
 NP=4
-PROVIDER=shm
+PROVIDER=mbshm
 ROUNDS=3
 NPS="1 2 4 8"
 KERNELS=""
