@@ -2,7 +2,7 @@
 # bench/run_shift.sh: the MPIX_Shift benchmark (what `make bench-shift` runs).
 #
 # Runs build/bench/shift (bench/shift.c) on SHIFT_NP ranks (default 8, a
-# 2x2x2 periodic grid) over shm and tcp;ofi_rxm: d = 1..3, payloads 10 B,
+# 2x2x2 periodic grid) over mbshm and tcp;ofi_rxm: d = 1..3, payloads 10 B,
 # 1 KB, 100 KB, the three variants; per point the measured median and std,
 # the max-plus and simple predictions from ping-pong times measured in the
 # same run, their errors, the protocol shares (write / eager / rts), then the
@@ -10,7 +10,7 @@
 #
 # usage: bench/run_shift.sh [--quick] [extra options for bench/shift]
 #   --quick   shorter: 0.1 s per point, at most 50 repetitions
-# Environment: SHIFT_NP (8), SHIFT_PROVIDERS ("shm tcp"), BENCH_OUT (bench/out)
+# Environment: SHIFT_NP (8), SHIFT_PROVIDERS ("mbshm tcp"), BENCH_OUT (bench/out)
 #
 # Files in bench/out/:
 #   shift_<provider>.txt   the table (stdout of bench/shift)
@@ -26,7 +26,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 out=${BENCH_OUT:-bench/out}
 np=${SHIFT_NP:-8}
-providers=${SHIFT_PROVIDERS:-shm tcp}
+providers=${SHIFT_PROVIDERS:-mbshm tcp}
 bin=build/bench/shift
 args=()
 for a in "$@"; do
