@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/stress/kill.sh [N]: N times (default 50), start a 4-rank job of
+# tests/stress/kill.sh [N]: N times (default 50) per provider (KILL_PROVIDERS,
+# default "mbshm tcp"), start a 4-rank job of
 # tests/stress (random traffic), SIGKILL one random rank at a random moment,
 # and check that the job ends by itself with a clear message and a non-zero
 # status, within a bound, leaving no process behind. Counts the outcomes and
@@ -8,7 +9,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 n=${1:-50}
-prov=${KILL_PROVIDERS:-"shm tcp"}
+prov=${KILL_PROVIDERS:-"mbshm tcp"}
 pass=0
 fail=0
 [ -x build/stress ] || { echo "build/stress missing: make build/stress"; echo "0 passed, 1 failed"; exit 1; }
