@@ -7,6 +7,7 @@
 #define BENCH_UTIL_H
 
 #include <stdlib.h>
+#include <string.h>
 
 /* "64", "8K", "4M" -> bytes; -1 on error */
 static inline long parse_size(const char *s)
@@ -36,6 +37,81 @@ static inline double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof(double), cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define BENCH_MAX_SIZES 64
+
+/* The options rtt, bw, bibw and msgrate share, and their limits. */
+typedef struct bench_args {
+    double scale;        /* -i: iterations scale */
+    int reps;            /* -r: repetitions, 1..1000 */
+    long maxsize;        /* -m: largest default size */
+    const char *csv;     /* --csv FILE */
+    long sizes[BENCH_MAX_SIZES];
+    int nsizes;          /* -s LIST, else (0,) 1, 2, 4 .. maxsize */
+    long maxn;           /* the largest size (at least 1): buffer length */
+} bench_args_t;
+
+typedef struct bench_limits {
+    long maxsize;        /* default -m */
+    long min_max;        /* smallest -m accepted */
+    long max_max;        /* largest -m accepted (0: no bound) */
+    long size_cap;       /* largest size in a -s list */
+    int with_zero;       /* the default list starts with 0 bytes */
+} bench_limits_t;
+
+/* Parse -i SCALE, -r REPS, -m MAX, -s LIST, --csv FILE into *o. 0, or -1 on
+ * a bad or unknown argument (the caller prints its usage). */
+static inline int bench_parse_args(int argc, char **argv, const bench_limits_t *lim, bench_args_t *o)
+{
+    int explicit_sizes = 0, bad = 0;
+
+    o->scale = 1.0;
+    o->reps = 5;
+    o->maxsize = lim->maxsize;
+    o->csv = NULL;
+    o->nsizes = 0;
+    for (int a = 1; a < argc && !bad; a++) {
+        if (!strcmp(argv[a], "-i") && a + 1 < argc) {
+            o->scale = atof(argv[++a]);
+            bad = o->scale <= 0;
+        } else if (!strcmp(argv[a], "-r") && a + 1 < argc) {
+            o->reps = atoi(argv[++a]);
+            bad = o->reps < 1 || o->reps > 1000;
+        } else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
+            o->maxsize = parse_size(argv[++a]);
+            bad = o->maxsize < lim->min_max || (lim->max_max && o->maxsize > lim->max_max);
+        } else if (!strcmp(argv[a], "-s") && a + 1 < argc) {
+            char *list = strdup(argv[++a]), *save = NULL;
+            explicit_sizes = 1;
+            bad = list == NULL;
+            for (char *t = list ? strtok_r(list, ",", &save) : NULL; t && !bad; t = strtok_r(NULL, ",", &save)) {
+                long v = parse_size(t);
+                if (v < 0 || v > lim->size_cap || o->nsizes == BENCH_MAX_SIZES)
+                    bad = 1;
+                else
+                    o->sizes[o->nsizes++] = v;
+            }
+            free(list);
+        } else if (!strcmp(argv[a], "--csv") && a + 1 < argc) {
+            o->csv = argv[++a];
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad)
+        return -1;
+    if (!explicit_sizes) {
+        if (lim->with_zero)
+            o->sizes[o->nsizes++] = 0;
+        for (long s = 1; s <= o->maxsize && o->nsizes < BENCH_MAX_SIZES; s *= 2)
+            o->sizes[o->nsizes++] = s;
+    }
+    o->maxn = 1;
+    for (int k = 0; k < o->nsizes; k++)
+        if (o->sizes[k] > o->maxn)
+            o->maxn = o->sizes[k];
+    return 0;
 }
 
 #endif

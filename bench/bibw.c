@@ -33,7 +33,6 @@
 
 #include "bench_util.h"
 
-#define MAX_SIZES 64
 #define WINDOW 64
 
 static void usage(void)
@@ -69,44 +68,15 @@ static void window(int peer, char *sbuf, char *rbuf, int n, MPI_Request *rq)
 int main(int argc, char **argv)
 {
     int rank, size;
-    double scale = 1.0;
-    int reps = 5;
-    long maxsize = 4L << 20;
-    long sizes[MAX_SIZES];
-    int nsizes = 0, explicit_sizes = 0, bad = 0;
-    const char *csv = NULL;
+    static const bench_limits_t lim = {4L << 20, 1, 0, 64L << 20, 0};
+    bench_args_t o;
+    int bad;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    for (int a = 1; a < argc && !bad; a++) {
-        if (!strcmp(argv[a], "-i") && a + 1 < argc) {
-            scale = atof(argv[++a]);
-            bad = scale <= 0;
-        } else if (!strcmp(argv[a], "-r") && a + 1 < argc) {
-            reps = atoi(argv[++a]);
-            bad = reps < 1 || reps > 1000;
-        } else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
-            maxsize = parse_size(argv[++a]);
-            bad = maxsize < 1;
-        } else if (!strcmp(argv[a], "-s") && a + 1 < argc) {
-            char *list = strdup(argv[++a]), *save = NULL;
-            explicit_sizes = 1;
-            for (char *t = strtok_r(list, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
-                long v = parse_size(t);
-                if (v < 0 || v > (64L << 20) || nsizes == MAX_SIZES)
-                    bad = 1;
-                else
-                    sizes[nsizes++] = v;
-            }
-            free(list);
-        } else if (!strcmp(argv[a], "--csv") && a + 1 < argc) {
-            csv = argv[++a];
-        } else {
-            bad = 1;
-        }
-    }
+    bad = bench_parse_args(argc, argv, &lim, &o) != 0;
     if (bad || size < 2) {
         if (rank == 0) {
             if (size < 2)
@@ -116,13 +86,11 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (!explicit_sizes)
-        for (long s = 1; s <= maxsize && nsizes < MAX_SIZES; s *= 2)
-            sizes[nsizes++] = s;
-    long maxn = 1;
-    for (int k = 0; k < nsizes; k++)
-        if (sizes[k] > maxn)
-            maxn = sizes[k];
+    double scale = o.scale;
+    int reps = o.reps, nsizes = o.nsizes;
+    const long *sizes = o.sizes;
+    const char *csv = o.csv;
+    long maxn = o.maxn;
 
     /* one send buffer for the whole window (concurrent reads of a send
      * buffer are allowed since MPI 3.0); every receive has its own slot */
