@@ -94,24 +94,20 @@ static const char *const mpi_cfg_extra[] = {
     NULL,
 };
 
-/*
- * More ranks on this host than CPUs we may run on: a waiting rank that spins
- * holds a CPU that a rank with work needs (each spin of 200 polls costs tens
- * of microseconds per wait, measured with bench/coll at 4 ranks on 2 CPUs),
- * so waits yield at once, as Open MPI does when it detects oversubscription.
- */
-static int host_oversubscribed(void)
+/* Ranks of this job on this host (MBMPI_LOCAL_SIZE, set by mpirun). */
+int mpii_host_ranks(void)
 {
     const char *ls = getenv("MBMPI_LOCAL_SIZE");
-    cpu_set_t set;
-    int cpus;
 
-    if (!ls || atoi(ls) <= 1)
-        return 0;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return 0;
-    cpus = CPU_COUNT(&set);
-    return cpus > 0 && atoi(ls) > cpus;
+    return ls && atoi(ls) > 0 ? atoi(ls) : 1;
+}
+
+/* CPUs this process may run on. */
+int mpii_host_cpus(void)
+{
+    cpu_set_t set;
+
+    return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
 }
 
 int mpii_is_initialized(void)
@@ -232,8 +228,13 @@ static int mpi_init_common(void)
         const ut_cfg_table_t *tabs[] = {&mpii_cfg_table};
         ut_cfg_check_unknown(tabs, 1, mpi_cfg_extra);
     }
+    /* More ranks on this host than CPUs: a waiting rank that spins holds a
+     * CPU that a rank with work needs (each spin of 200 polls costs tens of
+     * microseconds per wait, measured with bench/coll at 4 ranks on 2 CPUs),
+     * so waits yield at once, as Open MPI does when it detects
+     * oversubscription. */
     if (mpii_g.spin < 0)
-        mpii_g.spin = host_oversubscribed() ? 0 : 200;
+        mpii_g.spin = mpii_host_ranks() > mpii_host_cpus() ? 0 : 200;
     if (strcmp(mpii_g.protocol, "auto") && strcmp(mpii_g.protocol, "eager")) {
         fprintf(stderr, "mbmpi: MPI_Init: MBMPI_PROTOCOL must be auto or eager, not \"%s\"\n", mpii_g.protocol);
         return MPI_ERR_OTHER;

@@ -106,6 +106,9 @@ int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, .
     __attribute__((format(printf, 4, 5)));
 /* Non-zero once MPI_Init has run and MPI_Finalize has not. */
 int mpii_is_initialized(void);
+/* Ranks of the job on this host, and CPUs this process may run on (init.c). */
+int mpii_host_ranks(void);
+int mpii_host_cpus(void);
 /* Use at the top of every MPI call that needs an initialized library. */
 #define MPII_CHECK_INIT(fn)                                                          \
     do {                                                                             \

@@ -15,8 +15,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <sched.h>
-#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -658,13 +656,8 @@ int mpii_coll_init(const char *provider, int rank)
     if (bad)
         return MPI_ERR_OTHER;
     generation++;
-    {
-        const char *ls = getenv("MBMPI_LOCAL_SIZE");
-        cpu_set_t set;
-
-        host_ranks = ls && atoi(ls) > 0 ? atoi(ls) : 1;
-        host_cpus = sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
-    }
+    host_ranks = mpii_host_ranks();
+    host_cpus = mpii_host_cpus();
 
     if (mpii_coll_cfg_plogp_file != NULL && mpii_coll_cfg_plogp_file[0] != '\0') {
         if (mpii_plogp_load_file(mpii_coll_cfg_plogp_file, &model, err, sizeof(err)) != 0) {
