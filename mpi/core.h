@@ -24,6 +24,7 @@ typedef struct mpii_global {
     /* settings (MBMPI_*) */
     const char *provider;
     const char *protocol;
+    const char *bind; /* MBMPI_BIND: auto, core, none */
     size_t eager_limit;
     size_t credits;
     size_t fifo_buf_size;

@@ -34,6 +34,7 @@ typedef struct job {
     /* options */
     int n;
     const char *provider;
+    const char *bind; /* --bind-to: MBMPI_BIND for the ranks, or NULL */
     char **xvars;             /* -x arguments as given */
     size_t nx;
     char **hosts;             /* --host entries (NULL: all local) */

@@ -13,7 +13,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mpirun [-n|-np N] [--provider NAME] [-x VAR[=VAL]]... [--host a,b,...]\n"
             "              [--launch-agent 'CMD {host}'] [--store-addr ADDR] [--timeout SEC]\n"
-            "              [--oversubscribe] [--] prog [args...]\n"
+            "              [--bind-to core|none] [--oversubscribe] [--] prog [args...]\n"
             "  -n, -np N            number of ranks (default: number of --host entries, else 1)\n"
             "  --provider NAME      sets MBMPI_PROVIDER=NAME for the ranks: mbshm (one host,\n"
             "                       the default there), shm, tcp, sockets, verbs, udp\n"
@@ -25,7 +25,9 @@ static void usage(FILE *f)
             "  --store-addr ADDR    address of this machine that the ranks connect to\n"
             "                       (default 127.0.0.1, or the first non-loopback IPv4\n"
             "                       address when some host is not local)\n"
-            "  --timeout SEC        end the job after SEC seconds, exit 124 (env MBMPI_TIMEOUT)\n");
+            "  --timeout SEC        end the job after SEC seconds, exit 124 (env MBMPI_TIMEOUT)\n"
+            "  --bind-to core|none  pin each rank to one CPU, or not (sets MBMPI_BIND; default:\n"
+            "                       core when a host runs 2 or more ranks and no more than its CPUs)\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -111,7 +113,7 @@ int job_parse_args(job_t *job, int argc, char **argv)
     const char *val, *env;
 
     static const char *const names[] = {"np", "n", "provider", "x", "host", "H", "launch-agent", "timeout",
-                                        "store-addr"};
+                                        "store-addr", "bind-to"};
     size_t k, nnames = sizeof(names) / sizeof(names[0]);
 
     for (i = 1; i < argc; i++) {
@@ -156,6 +158,12 @@ int job_parse_args(job_t *job, int argc, char **argv)
             }
         } else if (!strcmp(name, "provider")) {
             job->provider = val;
+        } else if (!strcmp(name, "bind-to")) {
+            if (strcmp(val, "core") && strcmp(val, "none")) {
+                fprintf(stderr, "mpirun: bad --bind-to '%s' (core or none)\n", val);
+                return 2;
+            }
+            job->bind = val;
         } else if (!strcmp(name, "x")) {
             char **x = realloc(job->xvars, (job->nx + 1) * sizeof(*x));
             if (!x)

@@ -204,7 +204,7 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
     const rank_proc_t *p = &job->ranks[r];
     size_t n = 0;
 
-    if (max < 11)
+    if (max < 12)
         return 0;
     env[n++] = xstrdup_printf("MBMPI_RANK=%d", r);
     env[n++] = xstrdup_printf("MBMPI_SIZE=%d", job->n);
@@ -218,6 +218,8 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
     env[n++] = xstrdup_printf("MBMPI_JOBID=%s", job->jobid);
     if (job->provider)
         env[n++] = xstrdup_printf("MBMPI_PROVIDER=%s", job->provider);
+    if (job->bind)
+        env[n++] = xstrdup_printf("MBMPI_BIND=%s", job->bind);
     return n;
 }
 
