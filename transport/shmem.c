@@ -47,8 +47,13 @@
  *
  * Knobs (environment): MBMPI_SHM_CMA=1 enables single-copy writes with
  * process_vm_writev/readv, MBMPI_SHM_CMA=single the same with big writes
- * kept to the writer alone (no SHARE); the default (0) sends every write
- * through the rings. Measured with bench/rtt and bench/bw on 2 cores
+ * kept to the writer alone (no SHARE), MBMPI_SHM_CMA=pull makes the target
+ * copy every write of SHM_CMA_MIN or more alone (process_vm_readv, the way
+ * Open MPI's CMA rendezvous reads; the writer only posts the SHARE); the
+ * default (0) sends every write through the rings. Pull was meant for more
+ * ranks than CPUs, where the receivers' copies could spread over the
+ * cores: Bcast of 256 KiB and 1 MiB at P = 8 on 2 CPUs measured the same
+ * as the rings within the noise (+-30 %), so it is not the default. Measured with bench/rtt and bench/bw on 2 cores
  * (2026-12-02): the rings' two pipelined copies (sender in, receiver out)
  * stream 4 MiB at 6.3-6.8 GB/s against 4.4-5.5 with CMA, and a 64 KiB
  * ping-pong takes 10 us against 14; CMA with SHARE wins only a lone large
@@ -251,6 +256,7 @@ typedef struct tl_shmem {
     int in_progress; /* recursion guard: messages are delivered in place */
     int want_cma;
     int want_split;  /* big writes copied by both sides */
+    int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int linked;      /* our segment file still has a name */
     int unlink_scan; /* rings whose sender has mapped them: rx[0 .. unlink_scan) */
     /* own segment */
@@ -592,7 +598,8 @@ static int shm_write_share(tl_shmem_t *t, int peer, const char *src, size_t len,
     atomic_store_explicit(&sh->tfail, 0, memory_order_relaxed);
     shm_publish(p, h, pos, SHM_LINE);
 
-    while ((c = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed)) < n) {
+    /* Pull mode: the target copies every piece (see shm_open_tl). */
+    while (!t->want_pull && (c = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed)) < n) {
         size_t o = (size_t)c * SHM_CHUNK, k = len - o < SHM_CHUNK ? len - o : SHM_CHUNK;
         mine++;
         if (rc != UT_OK)
@@ -642,6 +649,11 @@ static int shm_drive_shares(tl_shmem_t *t)
         if (st == UT_OK && head <= p->share_pos &&
             atomic_load_explicit(&p->share->tfail, memory_order_relaxed))
             st = UT_ERR_IO;
+        /* Pull mode: the target passed the SHARE without copying all of it
+         * (it refused the key): the data never arrived. */
+        if (st == UT_OK && t->want_pull && head > p->share_pos &&
+            atomic_load_explicit(&p->share->tdone, memory_order_acquire) != p->share_target)
+            st = UT_ERR_PERM;
         ctx = p->share_ctx;
         p->share = NULL;
         p->share_ctx = NULL;
@@ -701,7 +713,7 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_INVALID_PARAM;
     if (p->pending)
         return UT_ERR_NO_RESOURCE;
-    if (p->cma && len >= SHM_SPLIT_MIN && t->want_split) {
+    if (p->cma && ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
@@ -1054,8 +1066,11 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->size = params->size;
     t->key_state = random_u64((uint64_t)(uintptr_t)t ^ (uint64_t)getpid());
     cma = getenv("MBMPI_SHM_CMA");
-    t->want_cma = cma && (!strcmp(cma, "1") || !strcmp(cma, "single"));
-    t->want_split = !(cma && !strcmp(cma, "single"));
+    if (!cma)
+        cma = "0";
+    t->want_cma = !strcmp(cma, "1") || !strcmp(cma, "single") || !strcmp(cma, "pull");
+    t->want_split = strcmp(cma, "single") != 0;
+    t->want_pull = !strcmp(cma, "pull");
 
     /* A FIFO message is at most what mbcf asks for (eager limit + headers),
      * and at most a quarter of a ring, so several are in flight. */

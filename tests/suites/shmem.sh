@@ -48,6 +48,9 @@ run manifest --providers mbshm
         echo "$l ok MBMPI_SHM_CMA=1"
     done
     echo "p2p_basic 3 ok MBMPI_SHM_CMA=single"
+    for l in "p2p_basic 4" "p2p_basic 16" "proto_paths 2"; do
+        echo "$l ok MBMPI_SHM_CMA=pull"
+    done
     echo "p2p_basic 3 ok MBMPI_SHM_CMA=1 MBMPI_SHM_RING=64K"
     echo "p2p_order 2 ok MBMPI_SHM_RING=64K"
 } >"$tmp/manifest"
