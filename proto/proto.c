@@ -52,6 +52,7 @@
 #include "util/log.h"
 #include "util/status.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,11 @@ enum { CANCEL_DISARMED = 0, CANCEL_NOT_USED = 1, CANCEL_USED = 2 };
 #define NW_EXACT 1u
 
 /* ---- local structures ---- */
+/* An unexpected message's payload up to this size lives in its entry, and
+ * entries are recycled (up to UNEXP_FREE_MAX): a small unexpected message
+ * costs no malloc. */
+#define UNEXP_INLINE 256
+#define UNEXP_FREE_MAX 1024
 typedef struct proto_unexp {
     ut_list_t link;
     int kind;                /* PROTO_T_EAGER / PROTO_T_RTS / self */
@@ -156,7 +162,8 @@ typedef struct proto_unexp {
     int sync;
     size_t credits;          /* eager bytes to return on consumption */
     proto_req_t *self_sreq;  /* self rendezvous */
-    char *data;
+    char *data;              /* inl, or malloc'ed when longer */
+    char inl[UNEXP_INLINE];
 } proto_unexp_t;
 
 #define UNEXP_SELF 100
@@ -212,6 +219,8 @@ struct proto {
     proto_peer_t *peers;
     ut_list_t posted;
     ut_list_t unexp;
+    ut_list_t unexp_free; /* recycled proto_unexp_t entries */
+    int nunexp_free;
     proto_slot_t *slots;     /* receive exposures */
     int nslots;
     int *free_slots;
@@ -283,6 +292,7 @@ int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p)
     }
     ut_list_init(&p->posted);
     ut_list_init(&p->unexp);
+    ut_list_init(&p->unexp_free);
     if (m) {
         mbcf_set_handler(m, PROTO_T_EAGER, proto_h_eager, p);
         mbcf_set_handler(m, PROTO_T_RTS, proto_h_rts, p);
@@ -301,6 +311,40 @@ err_free:
     return UT_ERR_NO_MEMORY;
 }
 
+/* A zeroed unexpected-message entry whose data holds len bytes (NULL when
+ * out of memory). */
+static proto_unexp_t *unexp_alloc(proto_t *p, size_t len)
+{
+    proto_unexp_t *u;
+
+    if (!ut_list_empty(&p->unexp_free)) {
+        u = ut_container_of(ut_list_pop_front(&p->unexp_free), proto_unexp_t, link);
+        p->nunexp_free--;
+        memset(u, 0, offsetof(proto_unexp_t, inl));
+    } else if (!(u = calloc(1, sizeof(*u)))) {
+        return NULL;
+    }
+    if (len <= UNEXP_INLINE) {
+        u->data = u->inl;
+    } else if (!(u->data = malloc(len))) {
+        free(u);
+        return NULL;
+    }
+    return u;
+}
+
+static void unexp_release(proto_t *p, proto_unexp_t *u)
+{
+    if (u->data != u->inl)
+        free(u->data);
+    if (p->nunexp_free < UNEXP_FREE_MAX) {
+        ut_list_push_front(&p->unexp_free, &u->link);
+        p->nunexp_free++;
+    } else {
+        free(u);
+    }
+}
+
 void proto_destroy(proto_t *p)
 {
     ut_list_t *e, *tmp;
@@ -311,9 +355,11 @@ void proto_destroy(proto_t *p)
     ut_list_for_each_safe(e, tmp, &p->unexp)
     {
         proto_unexp_t *u = ut_container_of(e, proto_unexp_t, link);
-        free(u->data);
+        if (u->data != u->inl)
+            free(u->data);
         free(u);
     }
+    ut_list_for_each_safe(e, tmp, &p->unexp_free) free(ut_container_of(e, proto_unexp_t, link));
     for (i = 0; p->peers && i < p->prm.size; i++) {
         ut_list_for_each_safe(e, tmp, &p->peers[i].hold) free(ut_container_of(e, proto_held_t, link));
         free(p->peers[i].armed);
@@ -590,7 +636,7 @@ static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, si
         }
         return;
     }
-    u = calloc(1, sizeof(*u));
+    u = unexp_alloc(p, type == PROTO_T_EAGER ? (size_t)env.len : 0);
     if (!u) {
         ut_error("out of memory queueing an unexpected message");
         return;
@@ -603,15 +649,8 @@ static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, si
     u->len = (size_t)env.len;
     if (type == PROTO_T_EAGER) {
         u->credits = eager_cost(u->len);
-        if (u->len) {
-            u->data = malloc(u->len);
-            if (!u->data) {
-                free(u);
-                ut_error("out of memory queueing an unexpected message");
-                return;
-            }
+        if (u->len)
             memcpy(u->data, msg + sizeof(env), u->len);
-        }
     } else {
         u->sreq = rts.sreq;
         u->sync = (int)rts.sync;
@@ -1124,7 +1163,7 @@ static void self_send(proto_t *p, proto_req_t *r)
         proto_send_complete(p, r, UT_OK);
         return;
     }
-    u = calloc(1, sizeof(*u));
+    u = unexp_alloc(p, r->len <= p->prm.eager_limit && !r->sync ? r->len : 0);
     if (!u) {
         proto_send_complete(p, r, UT_ERR_NO_MEMORY);
         return;
@@ -1136,12 +1175,6 @@ static void self_send(proto_t *p, proto_req_t *r)
     u->ctx = r->ctx;
     u->len = r->len;
     if (r->len <= p->prm.eager_limit && !r->sync) {
-        u->data = r->len ? malloc(r->len) : NULL;
-        if (r->len && !u->data) {
-            free(u);
-            proto_send_complete(p, r, UT_ERR_NO_MEMORY);
-            return;
-        }
         if (r->len)
             memcpy(u->data, r->buf, r->len);
         ut_list_push_back(&p->unexp, &u->link);
@@ -1274,8 +1307,7 @@ static void unexp_consume(proto_t *p, proto_req_t *r, proto_unexp_t *u)
         if (u->kind == PROTO_T_EAGER)
             mbcf_credits_return(p->m, u->peer, u->credits);
     }
-    free(u->data);
-    free(u);
+    unexp_release(p, u);
 }
 
 /* The first unexpected message a receive (src, peer, ctx, tag) would take. */
