@@ -35,6 +35,27 @@ static int forced[MPII_COLL_OP_COUNT];
  * evaluated unsegmented only (s = m).
  */
 static int host_ranks = 1, host_cpus = 1;
+/*
+ * Oversubscribed, a message is not received until its receiver's turn on
+ * a CPU comes: the other ranks there each poll and yield first (the wait
+ * policy of mpi/p2p.c), so every hop of an algorithm's critical path costs
+ * about wake x (ranks per CPU - 1) more. eval() then prices algorithms with
+ * L raised by that much (over_model), which favours few sequential hops:
+ * flat trees for short messages (measured at P = 8 on 2 CPUs, 1 B Bcast:
+ * flat 5.5 us, binary tree 17, binomial 30, chain 35).
+ */
+static mpii_plogp_t over_model;
+static int oversubscribed;
+
+static void set_over_model(void)
+{
+    double k = host_cpus > 0 ? (double)host_ranks / host_cpus : 1.0;
+
+    oversubscribed = k > 1.0;
+    over_model = model;
+    if (oversubscribed)
+        over_model.L += model.wake * (k - 1.0);
+}
 /* bumped by every force: cached choices made before are stale */
 static unsigned generation = 1;
 
@@ -173,7 +194,12 @@ static double c_allreduce_reduce_bcast(const mpii_plogp_t *pp, int P, double m, 
     /* non-commutative ops (the only reason to pick it) reduce in rank order:
      * linearly or along the ordered binomial tree, whichever is cheaper */
     double lin = c_reduce_linear(pp, P, m, s), tree = c_reduce_binomial(pp, P, m, s);
-    return (lin < tree ? lin : tree) + c_bcast_binomial(pp, P, m, s);
+    /* the Bcast is the one the model picks for (P, m) (coll.c asks for it):
+     * the cheapest unsegmented one */
+    double b = c_bcast_binomial(pp, P, m, s), f = c_bcast_flat(pp, P, m, s), t = c_bcast_bintree(pp, P, m, m);
+    b = f < b ? f : b;
+    b = t < b ? t : b;
+    return (lin < tree ? lin : tree) + b;
 }
 
 static double c_allreduce_rabenseifner(const mpii_plogp_t *pp, int P, double m, double s)
@@ -409,13 +435,15 @@ static double eval(const algo_info_t *a, int P, double m, double *seg)
 {
     double best, s;
 
+    const mpii_plogp_t *pm = oversubscribed ? &over_model : &model;
+
     *seg = m;
     if (P <= 1)
         return 0.0;
-    best = a->cost(&model, P, m, m);
+    best = a->cost(pm, P, m, m);
     if ((a->flags & A_SEG) && (P < host_ranks ? P : host_ranks) <= host_cpus) {
         for (s = floor(m / 2); s >= 1.0; s = floor(s / 2)) {
-            double t = a->cost(&model, P, m, s);
+            double t = a->cost(pm, P, m, s);
             if (t < best) {
                 best = t;
                 *seg = s;
@@ -618,12 +646,20 @@ double mpii_coll_predict(mpii_coll_op_t op, int algo, int P, double m, int *chos
 
 static int loaded(int rank)
 {
-    if (mpii_coll_cfg_verbose && rank == 0)
+    set_over_model();
+    if (mpii_coll_cfg_verbose && rank == 0) {
         fprintf(stderr,
                 "mbmpi coll: pLogP parameters from %s: L %.2f us, g(1 B) %.3f us, g(1 MiB) %.1f us, "
                 "contention %.2f, gamma %.5f us/B\n",
                 model.origin, model.L, mpii_plogp_g(&model, 1.0), mpii_plogp_g(&model, 1048576.0),
                 model.contention, model.gamma);
+        if (oversubscribed)
+            fprintf(stderr,
+                    "mbmpi coll: %d ranks on %d CPUs: every hop costs %.2f us more (wake %.2f us x %.2f extra "
+                    "ranks per CPU)\n",
+                    host_ranks, host_cpus, over_model.L - model.L, model.wake,
+                    (double)host_ranks / host_cpus - 1.0);
+    }
     return MPI_SUCCESS;
 }
 

@@ -42,6 +42,7 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
     memset(p, 0, sizeof(*p));
     p->contention = 0.5;
     p->gamma = 0.0005;
+    p->wake = MPII_PLOGP_WAKE_DEFAULT;
     snprintf(p->origin, sizeof(p->origin), "%s", origin);
     while (*s != '\0') {
         char line[512];
@@ -72,7 +73,8 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
         }
         if (ntok == 0)
             continue;
-        if (!strcmp(tok[0], "L") || !strcmp(tok[0], "contention") || !strcmp(tok[0], "gamma")) {
+        if (!strcmp(tok[0], "L") || !strcmp(tok[0], "contention") || !strcmp(tok[0], "gamma") ||
+            !strcmp(tok[0], "wake")) {
             double v;
             if (ntok != 2 || number(tok[1], &v) != 0)
                 return fail(err, errlen, lineno, "expected \"<keyword> <non-negative number>\"");
@@ -83,6 +85,8 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
                 if (v > 1.0)
                     return fail(err, errlen, lineno, "contention ratio must be in [0, 1]");
                 p->contention = v;
+            } else if (!strcmp(tok[0], "wake")) {
+                p->wake = v;
             } else {
                 p->gamma = v;
             }

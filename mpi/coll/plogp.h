@@ -14,11 +14,13 @@
  *     1 0.30 0.35 0.50
  *     ...                          (m strictly increasing)
  *
- * Two optional keyword lines may follow L (mbmpi extensions, defaults in
+ * Three optional keyword lines may follow L (mbmpi extensions, defaults in
  * brackets): "contention <ratio>" [0.5], where all-to-all lies between its
  * lower (overlapped) and upper (serialised) bound (the seed's network
- * "signature"), and "gamma <us per byte>" [0.0005], the local cost of
- * combining one byte in a reduction. Lines starting with '#' are comments.
+ * "signature"), "gamma <us per byte>" [0.0005], the local cost of
+ * combining one byte in a reduction, and "wake <us>" [3.3], what a hop
+ * costs more per extra rank per CPU when the host runs more ranks than CPUs
+ * (model.c). Lines starting with '#' are comments.
  * Between rows the functions are interpolated linearly, below the first row
  * the first row holds, above the last the last slope is extended.
  */
@@ -29,10 +31,18 @@
 
 #define MPII_PLOGP_MAX_ROWS 64
 
+/* Default of the "wake" line: fitted from bench/coll (mbshm, 2 CPUs): a
+ * Bcast of 1 B at P = 8 (4 ranks per CPU) takes 30 us binomially (3 hops)
+ * against 1.4 predicted without it, i.e. about 10 us per hop = 3 x 3.3. */
+#define MPII_PLOGP_WAKE_DEFAULT 3.3
+
 typedef struct mpii_plogp {
     double L;
     double contention;
     double gamma;
+    /* us per message hop and per extra rank per CPU when the host runs more
+     * ranks than CPUs (model.c: oversubscription) */
+    double wake;
     int nrows;
     double m[MPII_PLOGP_MAX_ROWS];
     double os[MPII_PLOGP_MAX_ROWS];

@@ -58,6 +58,10 @@ printf '# mbmpi pLogP parameters v1\nL 1\n4 1 1 1\n2 1 1 1\n' >"$tmp/ord.plogp"
 check "unsorted sizes" fail "increasing" "$tmp/ord.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1\n' >"$tmp/fld.plogp"
 check "three fields" fail "line 3" "$tmp/fld.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\nwake 2.5\n1 1 1 1\n2 1 1 1\n' >"$tmp/wake.plogp"
+check "wake line" ok "" "$tmp/wake.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\nwake -2\n1 1 1 1\n2 1 1 1\n' >"$tmp/wakeneg.plogp"
+check "negative wake" fail "line 3" "$tmp/wakeneg.plogp"
 
 # the check: at P = 8 a Bcast of 8 B and one of 4 MiB pick different
 # algorithms, each printed with its predicted time and runner-up
@@ -85,6 +89,28 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
         pass=$((pass + 1))
     else
         echo "not ok - 8 ranks on $(nproc) CPUs: Bcast 64K-1M picks '$picks' (want no chain: unsegmented it never beats binomial)"
+        fail=$((fail + 1))
+    fi
+fi
+
+# more ranks than CPUs: every hop costs a wake-up (the pLogP file's "wake"
+# x extra ranks per CPU), so short Bcasts take the flat tree (one hop);
+# with wake 0 the same model takes the binomial tree (fewer sends at the
+# root), so the term is what decides.
+if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
+    sed 's/^wake .*//' mpi/coll/params/shm.plogp >"$tmp/wake0.plogp"
+    echo "wake 0" >>"$tmp/wake0.plogp"
+    pick_small() { # [env...]: the automatic picks for 8 B and 64 B at P = 8
+        env "$@" timeout -k 5 60 bin/mpirun -n 8 --timeout 60 build/bench/coll -c bcast -m 8:64 -f 8 \
+            --predict-only 2>&1 | sed -n 's/^[0-9]* *auto(\([a-z_]*\)).*/\1/p' | tr '\n' ' '
+    }
+    with=$(pick_small MBMPI_PLOGP_FILE=mpi/coll/params/shm.plogp)
+    without=$(pick_small MBMPI_PLOGP_FILE="$tmp/wake0.plogp")
+    if [ "$with" = "flat flat " ] && [ "$without" = "binomial binomial " ]; then
+        echo "ok - 8 ranks on $(nproc) CPUs: Bcast 8-64 B picks flat with the wake-up term, binomial without"
+        pass=$((pass + 1))
+    else
+        echo "not ok - 8 ranks on $(nproc) CPUs: Bcast 8-64 B picks '$with' with the wake-up term, '$without' without (want flat / binomial)"
         fail=$((fail + 1))
     fi
 fi
