@@ -2,12 +2,18 @@
  * bench/coll.c: time one collective operation over a sweep of message sizes.
  *
  * For every size m (bytes per rank: the operation's count x type size, as
- * MPIX_Coll_predict takes it) and every algorithm timed, each rank runs a
- * batch of ITERS calls, each after an MPI_Barrier (so that consecutive calls
- * cannot pipeline: the pLogP models predict the completion time of one call,
- * and the OSU benchmarks time the same way), and computes its mean time per
- * call, barriers excluded; the batch's time is the maximum over the ranks;
- * the reported time is the median over REPS batches. Before the batches
+ * MPIX_Coll_predict takes it) and every algorithm timed, the ranks run a
+ * batch of ITERS calls with synchronised starts (--sync window, the
+ * default): the ranks' clocks are matched to rank 0's once (ping-pong
+ * midpoints), every call i starts at all ranks at the same planned moment,
+ * one window apart (three times a lone call, doubled when some rank
+ * missed a start), and its time is the last rank's completion minus that
+ * moment: what the pLogP models predict for one call (the root's first
+ * send to the last completion), without the exit skew of a barrier in it.
+ * The batch's time is the median over its calls; the reported time is the
+ * median over REPS batches. --sync barrier (the default with --osu) times
+ * OSU-style instead: an MPI_Barrier before each call, each rank's mean time
+ * per call (barriers excluded), the maximum over the ranks. Before the batches
  * one call runs with a known pattern and its result is checked (a wrong
  * result is reported and makes the exit status 1). Root 0 for the rooted
  * operations.
@@ -28,6 +34,7 @@
  *
  * usage: mpirun -n P coll -c OP [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS]
  *                         [-a ALGO,...] [-t SECONDS] [--csv FILE] [--pipelined]
+ *                         [--sync window|barrier]
  *                         [--osu | --predict-only]
  *   -c OP       bcast scatter gather alltoall allreduce reduce allgather barrier
  *   -m MIN:MAX  sizes in bytes, powers of two (default 1:1M; K, M suffixes)
@@ -42,6 +49,7 @@
  *               size,avg_latency_us)
  *   --osu       only the library's choice, OSU-style output (forced when
  *               built without MBMPI_HAVE_COLL_EXT)
+ *   --sync S    window (default; not with --osu) or barrier (see above)
  *   --pipelined one barrier before each batch only: back-to-back calls may
  *               overlap, so this measures throughput rather than latency
  *   --predict-only  mbmpi: print (and write) the predictions, time nothing
@@ -51,9 +59,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 
@@ -71,21 +81,25 @@ enum op_kind {
     OP_ALLGATHER,
     OP_BARRIER
 };
-static const char *const op_names[] = {"bcast",  "scatter", "gather",    "alltoall",
-                                       "allreduce", "reduce", "allgather", "barrier"};
+static const char *const op_names[] = {"bcast",     "scatter", "gather",    "alltoall",
+                                       "allreduce", "reduce",  "allgather", "barrier"};
 #define N_OPS ((int)(sizeof op_names / sizeof op_names[0]))
 
 static int rank, nprocs;
 static enum op_kind op;
 static unsigned char *sbuf, *rbuf;
 static int errors;
-static int pipelined; /* --pipelined: one barrier per batch, not per call */
+static int pipelined;    /* --pipelined: one barrier per batch, not per call */
+static int sync_barrier; /* --sync barrier (and --osu): a barrier before each call, OSU-style */
+static double clock_off; /* this rank's MPI_Wtime minus rank 0's, seconds */
+static int oversub;      /* more ranks than CPUs here: waits yield */
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: coll -c bcast|scatter|gather|alltoall|allreduce|reduce|allgather|barrier\n"
-                    "            [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS] [-a ALGO,...] [-t SECONDS]\n"
-                    "            [--csv FILE] [--pipelined] [--osu | --predict-only]\n");
+    fprintf(stderr,
+            "usage: coll -c bcast|scatter|gather|alltoall|allreduce|reduce|allgather|barrier\n"
+            "            [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS] [-a ALGO,...] [-t SECONDS]\n"
+            "            [--csv FILE] [--pipelined] [--sync window|barrier] [--osu | --predict-only]\n");
 }
 
 /* "64", "8K", "4M" -> bytes; -1 on error */
@@ -323,6 +337,105 @@ static int agree(int ok)
 }
 #endif
 
+#define TAG_SYNC 8
+
+/* clock_off of every rank against rank 0: 20 ping-pongs each, the one with
+ * the shortest round trip, whose midpoint rank 0 takes as the moment rank r
+ * read its clock. Point to point only (no collective algorithm involved). */
+static void sync_clocks(void)
+{
+    for (int r = 1; r < nprocs; r++) {
+        if (rank == 0) {
+            double best = 1e9, off = 0.0;
+            for (int k = 0; k < 20; k++) {
+                double t0 = MPI_Wtime(), tr, t1;
+                MPI_Send(&t0, 1, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD);
+                MPI_Recv(&tr, 1, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                t1 = MPI_Wtime();
+                if (t1 - t0 < best) {
+                    best = t1 - t0;
+                    off = tr - (t0 + t1) / 2.0;
+                }
+            }
+            MPI_Send(&off, 1, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD);
+        } else if (rank == r) {
+            for (int k = 0; k < 20; k++) {
+                double x, t;
+                MPI_Recv(&x, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                t = MPI_Wtime();
+                MPI_Send(&t, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD);
+            }
+            MPI_Recv(&clock_off, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    }
+}
+
+/* rank 0's clock */
+static double gnow(void)
+{
+    return MPI_Wtime() - clock_off;
+}
+
+/*
+ * One batch with synchronised starts (the window method of SKaMPI and
+ * ReproMPI): call i starts at every rank at the same moment start + i x
+ * period of rank 0's clock, and its time is the latest rank's completion
+ * minus that moment: what a pLogP model predicts (from the root's first
+ * send to the last rank's completion), with no barrier's exit skew in it.
+ * A rank that reaches a start late (still busy, or not scheduled) counts
+ * from the planned start, so that delay is measured too. Returns the mean
+ * over the calls of that time at rank 0, seconds; *late gets the number of
+ * starts missed by more than half a period (the period is then too short).
+ * Over the calls it takes the median (the first call of a batch may meet
+ * cold caches and pages).
+ */
+static double window_batch(long m, long iters, double period, int *rc_p, int *late)
+{
+    double d[64], plan[2];
+    double t = 0.0;
+    long n = iters < 64 ? iters : 64;
+    int rc = MPI_SUCCESS, nlate = 0;
+
+    if (rank == 0) {
+        plan[0] = gnow() + 2e-3 + 20e-6 * nprocs; /* time for the plan to reach everyone */
+        plan[1] = period;
+        for (int r = 1; r < nprocs; r++)
+            MPI_Send(plan, 2, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD);
+    } else {
+        MPI_Recv(plan, 2, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    for (long i = 0; i < n; i++) {
+        double ti = plan[0] + (double)i * plan[1], now;
+        while ((now = gnow()) < ti)
+            if (oversub)
+                sched_yield();
+        if (now - ti > plan[1] / 2)
+            nlate++;
+        if (rc == MPI_SUCCESS)
+            rc = run_once(m);
+        d[i] = gnow() - ti;
+    }
+    if (rank != 0) {
+        MPI_Send(d, (int)n, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD);
+        MPI_Send(&nlate, 1, MPI_INT, 0, TAG_SYNC, MPI_COMM_WORLD);
+    } else {
+        double x[64];
+        for (int r = 1; r < nprocs; r++) {
+            int l;
+            MPI_Recv(x, (int)n, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&l, 1, MPI_INT, r, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (long i = 0; i < n; i++)
+                if (x[i] > d[i])
+                    d[i] = x[i];
+            nlate += l;
+        }
+        t = median(d, (int)n);
+    }
+    *rc_p = rc;
+    *late = nlate;
+    return t;
+}
+
 /* Check one call, then time REPS batches of ITERS calls; returns the median
  * batch time in microseconds at rank 0 (negative when a call failed). */
 static double time_point(const char *algo, long m, long iters, int reps)
@@ -334,16 +447,44 @@ static double time_point(const char *algo, long m, long iters, int reps)
     int rc = run_once(m);
     long bad = rc == MPI_SUCCESS ? check(m) : 0;
     if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op],
-                algo, m, rc);
+        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op], algo,
+                m, rc);
         bad_rc = 1;
     } else if (bad >= 0) {
-        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: WRONG RESULT at index %ld\n", rank, op_names[op],
-                algo, m, bad);
+        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: WRONG RESULT at index %ld\n", rank, op_names[op], algo,
+                m, bad);
         errors++;
+    }
+    double period = 0.0;
+    if (!sync_barrier && !pipelined && rc == MPI_SUCCESS) {
+        /* the window: three times the slowest rank's time of a lone call
+         * (after a barrier), plus 20 us; doubled after a batch with late
+         * starts */
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        rc = run_once(m);
+        period = 3.0 * max_over_ranks(MPI_Wtime() - t0) + 20e-6;
+        if (rank == 0)
+            for (int q = 1; q < nprocs; q++)
+                MPI_Send(&period, 1, MPI_DOUBLE, q, TAG_SYNC, MPI_COMM_WORLD);
+        else
+            MPI_Recv(&period, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     for (int r = 0; r < reps; r++) {
         double t = 0.0;
+        if (period > 0.0) {
+            int late = 0;
+            t = window_batch(m, iters, period, &rc, &late);
+            if (from_root(late > 0))
+                period *= 2.0;
+            v[r] = t;
+            if (rc != MPI_SUCCESS && !bad_rc) {
+                fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank,
+                        op_names[op], algo, m, rc);
+                bad_rc = 1;
+            }
+            continue;
+        }
         if (pipelined) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
@@ -360,8 +501,8 @@ static double time_point(const char *algo, long m, long iters, int reps)
         }
         t /= (double)iters;
         if (rc != MPI_SUCCESS && !bad_rc) {
-            fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank,
-                    op_names[op], algo, m, rc);
+            fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op],
+                    algo, m, rc);
             bad_rc = 1;
         }
         v[r] = max_over_ranks(t);
@@ -440,6 +581,9 @@ int main(int argc, char **argv)
             predict_only = 1;
         } else if (!strcmp(argv[a], "--pipelined")) {
             pipelined = 1;
+        } else if (!strcmp(argv[a], "--sync") && a + 1 < argc &&
+                   (!strcmp(argv[a + 1], "barrier") || !strcmp(argv[a + 1], "window"))) {
+            sync_barrier = !strcmp(argv[++a], "barrier") ? 1 : -1;
         } else {
             bad = 1;
         }
@@ -452,8 +596,9 @@ int main(int argc, char **argv)
         }
     if (!bad && (!found || !is_pow2(mmin) || !is_pow2(mmax) || mmin > mmax || mmax > (1L << 28))) {
         if (rank == 0)
-            fprintf(stderr, "coll: %s\n", !found ? "-c: unknown or missing operation"
-                                                 : "-m: sizes must be powers of two, MIN <= MAX <= 256M");
+            fprintf(stderr, "coll: %s\n",
+                    !found ? "-c: unknown or missing operation"
+                           : "-m: sizes must be powers of two, MIN <= MAX <= 256M");
         bad = 1;
     }
     if (bad) {
@@ -514,6 +659,12 @@ int main(int argc, char **argv)
     memset(sbuf, 0, big);
     memset(rbuf, 0, big);
 
+    /* --osu times OSU-style (a barrier before each call) unless --sync window */
+    sync_barrier = sync_barrier == 1 || (sync_barrier == 0 && osu);
+    oversub = nprocs > sysconf(_SC_NPROCESSORS_ONLN);
+    if (!sync_barrier && !pipelined && !predict_only)
+        sync_clocks();
+
     FILE *cf = NULL;
     char ver[MPI_MAX_LIBRARY_VERSION_STRING + 1];
     library_version(ver);
@@ -528,10 +679,14 @@ int main(int argc, char **argv)
             if (cf)
                 fprintf(cf, "size,avg_latency_us\n");
         } else {
-            printf("# mbmpi coll %s, P=%d, provider %s, %d reps (MPI: %s)\n", op_names[op], nprocs, provider(),
-                   reps, ver);
-            printf("# measured: median over batches of the slowest rank's mean time per call (us); "
-                   "predicted: the pLogP model (us)\n");
+            printf("# mbmpi coll %s, P=%d, provider %s, %d reps (MPI: %s)\n", op_names[op], nprocs,
+                   provider(), reps, ver);
+            if (sync_barrier)
+                printf("# measured: median over batches of the slowest rank's mean time per call after a "
+                       "barrier (us); predicted: the pLogP model (us)\n");
+            else
+                printf("# measured: median over batches of the median call, synchronised start to the last "
+                       "rank's completion (us); predicted: the pLogP model (us)\n");
             printf("# %-9s %-26s %12s %12s %9s\n", "Size", "algorithm", "measured", "predicted", "pred/meas");
             if (cf)
                 fprintf(cf, "op,P,m,algo,measured_us,predicted_us,chosen\n");
@@ -575,8 +730,8 @@ int main(int argc, char **argv)
             meas[i] = -1.0;
             /* (every rank asks, and all go by rank 0's answer, so a
              * disagreement cannot leave some ranks in a collective alone) */
-            int ok = MPIX_Coll_predict(op_names[op], a, nprocs, (MPI_Count)m, &pred[i], i < nalgo ? NULL : chosen,
-                                       NAME_LEN) == MPI_SUCCESS;
+            int ok = MPIX_Coll_predict(op_names[op], a, nprocs, (MPI_Count)m, &pred[i],
+                                       i < nalgo ? NULL : chosen, NAME_LEN) == MPI_SUCCESS;
             if (!from_root(ok)) {
                 pred[i] = -1.0; /* does not apply to (P, m): not timed */
                 continue;
