@@ -114,4 +114,54 @@ static inline int bench_parse_args(int argc, char **argv, const bench_limits_t *
     return 0;
 }
 
+#ifdef MPI_VERSION
+/*
+ * Clocks matched to rank 0's, for timing from synchronised starts (the
+ * window method of SKaMPI and ReproMPI): bench_sync_clocks() measures, by
+ * 20 ping-pongs per rank (point to point only, tag `tag`), this rank's
+ * MPI_Wtime minus rank 0's at the ping-pong with the shortest round trip,
+ * taking its midpoint as the moment the rank read its clock;
+ * bench_gnow() is then rank 0's clock. MPI_Wtime need not be global (it is
+ * not in mbmpi: each process counts from its own MPI_Init).
+ */
+static double bench_clock_off;
+
+static inline void bench_sync_clocks(MPI_Comm comm, int tag)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    bench_clock_off = 0.0;
+    for (int r = 1; r < size; r++) {
+        if (rank == 0) {
+            double best = 1e9, off = 0.0;
+            for (int k = 0; k < 20; k++) {
+                double t0 = MPI_Wtime(), tr, t1;
+                MPI_Send(&t0, 1, MPI_DOUBLE, r, tag, comm);
+                MPI_Recv(&tr, 1, MPI_DOUBLE, r, tag, comm, MPI_STATUS_IGNORE);
+                t1 = MPI_Wtime();
+                if (t1 - t0 < best) {
+                    best = t1 - t0;
+                    off = tr - (t0 + t1) / 2.0;
+                }
+            }
+            MPI_Send(&off, 1, MPI_DOUBLE, r, tag, comm);
+        } else if (rank == r) {
+            for (int k = 0; k < 20; k++) {
+                double x, t;
+                MPI_Recv(&x, 1, MPI_DOUBLE, 0, tag, comm, MPI_STATUS_IGNORE);
+                t = MPI_Wtime();
+                MPI_Send(&t, 1, MPI_DOUBLE, 0, tag, comm);
+            }
+            MPI_Recv(&bench_clock_off, 1, MPI_DOUBLE, 0, tag, comm, MPI_STATUS_IGNORE);
+        }
+    }
+}
+
+static inline double bench_gnow(void)
+{
+    return MPI_Wtime() - bench_clock_off;
+}
+#endif
+
 #endif

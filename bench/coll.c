@@ -91,7 +91,6 @@ static unsigned char *sbuf, *rbuf;
 static int errors;
 static int pipelined;    /* --pipelined: one barrier per batch, not per call */
 static int sync_barrier; /* --sync barrier (and --osu): a barrier before each call, OSU-style */
-static double clock_off; /* this rank's MPI_Wtime minus rank 0's, seconds */
 static int oversub;      /* more ranks than CPUs here: waits yield */
 
 static void usage(void)
@@ -339,43 +338,6 @@ static int agree(int ok)
 
 #define TAG_SYNC 8
 
-/* clock_off of every rank against rank 0: 20 ping-pongs each, the one with
- * the shortest round trip, whose midpoint rank 0 takes as the moment rank r
- * read its clock. Point to point only (no collective algorithm involved). */
-static void sync_clocks(void)
-{
-    for (int r = 1; r < nprocs; r++) {
-        if (rank == 0) {
-            double best = 1e9, off = 0.0;
-            for (int k = 0; k < 20; k++) {
-                double t0 = MPI_Wtime(), tr, t1;
-                MPI_Send(&t0, 1, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD);
-                MPI_Recv(&tr, 1, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                t1 = MPI_Wtime();
-                if (t1 - t0 < best) {
-                    best = t1 - t0;
-                    off = tr - (t0 + t1) / 2.0;
-                }
-            }
-            MPI_Send(&off, 1, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD);
-        } else if (rank == r) {
-            for (int k = 0; k < 20; k++) {
-                double x, t;
-                MPI_Recv(&x, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                t = MPI_Wtime();
-                MPI_Send(&t, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD);
-            }
-            MPI_Recv(&clock_off, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-    }
-}
-
-/* rank 0's clock */
-static double gnow(void)
-{
-    return MPI_Wtime() - clock_off;
-}
-
 /*
  * One batch with synchronised starts (the window method of SKaMPI and
  * ReproMPI): call i starts at every rank at the same moment start + i x
@@ -397,7 +359,7 @@ static double window_batch(long m, long iters, double period, int *rc_p, int *la
     int rc = MPI_SUCCESS, nlate = 0;
 
     if (rank == 0) {
-        plan[0] = gnow() + 2e-3 + 20e-6 * nprocs; /* time for the plan to reach everyone */
+        plan[0] = bench_gnow() + 2e-3 + 20e-6 * nprocs; /* time for the plan to reach everyone */
         plan[1] = period;
         for (int r = 1; r < nprocs; r++)
             MPI_Send(plan, 2, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD);
@@ -406,14 +368,14 @@ static double window_batch(long m, long iters, double period, int *rc_p, int *la
     }
     for (long i = 0; i < n; i++) {
         double ti = plan[0] + (double)i * plan[1], now;
-        while ((now = gnow()) < ti)
+        while ((now = bench_gnow()) < ti)
             if (oversub)
                 sched_yield();
         if (now - ti > plan[1] / 2)
             nlate++;
         if (rc == MPI_SUCCESS)
             rc = run_once(m);
-        d[i] = gnow() - ti;
+        d[i] = bench_gnow() - ti;
     }
     if (rank != 0) {
         MPI_Send(d, (int)n, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD);
@@ -663,7 +625,7 @@ int main(int argc, char **argv)
     sync_barrier = sync_barrier == 1 || (sync_barrier == 0 && osu);
     oversub = nprocs > sysconf(_SC_NPROCESSORS_ONLN);
     if (!sync_barrier && !pipelined && !predict_only)
-        sync_clocks();
+        bench_sync_clocks(MPI_COMM_WORLD, TAG_SYNC);
 
     FILE *cf = NULL;
     char ver[MPI_MAX_LIBRARY_VERSION_STRING + 1];

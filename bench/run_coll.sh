@@ -28,8 +28,11 @@
 #          points, predicted as lines, log axes.
 #   peers  builds bench/coll with bin/mpicc, mpicc.openmpi and mpicc.mpich
 #          (a missing one is skipped with a message) and runs, for every
-#          operation x P, mbmpi (shm, automatic choice), Open MPI and MPICH
-#          alternately for COLL_ROUNDS rounds in OSU mode (--osu), then
+#          operation x P, mbmpi (COLL_PEERS_PROVIDER, default mbshm: what
+#          mpirun uses on one host; automatic choice), Open MPI and MPICH
+#          alternately for COLL_ROUNDS rounds in OSU mode (--osu; timed
+#          after a barrier as the OSU benchmarks do, or from synchronised
+#          starts with COLL_PEERS_SYNC=window), then
 #          prints per size the medians over the rounds and the ratios
 #          mbmpi / peer (< 1: mbmpi is faster); coll_peers_<op>_P<P>.csv.
 #
@@ -37,7 +40,9 @@
 #
 # Environment (default):
 #   COLL_OPS ("bcast scatter alltoall allreduce"), COLL_NP ("4 8")
-#   COLL_PROVIDERS (shm)         providers of `coll` (e.g. "shm tcp")
+#   COLL_PROVIDERS (mbshm)       providers of `coll` (e.g. "mbshm tcp")
+#   COLL_PEERS_PROVIDER (mbshm)  mbmpi's provider in `peers`
+#   COLL_PEERS_SYNC (barrier)    `peers` timing: barrier (OSU) or window
 #   COLL_SIZES (1:1M), COLL_FACTOR (4)   bench/coll -m and -f
 #   COLL_REPS (5), COLL_ITERS (bench/coll's default)   -r, -i
 #   COLL_RUN_BUDGET (25; peers 10)   bench/coll -t: no new size after this long
@@ -60,7 +65,7 @@ SECONDS=0
 MODE=${1:-}
 OPS=${COLL_OPS:-bcast scatter alltoall allreduce}
 NPS=${COLL_NP:-4 8}
-PROVIDERS=${COLL_PROVIDERS:-shm}
+PROVIDERS=${COLL_PROVIDERS:-mbshm}
 SIZES=${COLL_SIZES:-1:1M}
 FACTOR=${COLL_FACTOR:-4}
 REPS=${COLL_REPS:-5}
@@ -408,9 +413,11 @@ if [[ " $IMPLS " == *" openmpi "* ]]; then
         note "Open MPI: default single-copy (CMA) failed; using $OMPI_ENV"
     fi
 fi
+PEERS_PROV=${COLL_PEERS_PROVIDER:-mbshm}
+PEERS_SYNC=${COLL_PEERS_SYNC:-barrier}
 launch() { # launch <impl> <np> <timeout>: the launcher words
     case $1 in
-    mbmpi) echo "bin/mpirun -n $2 --provider shm --timeout $3" ;;
+    mbmpi) echo "bin/mpirun -n $2 --provider $PEERS_PROV --timeout $3" ;;
     openmpi) echo "env $OMPI_ENV mpirun.openmpi $OMPI_FLAGS -np $2" ;;
     mpich) echo "mpirun.mpich -n $2" ;;
     esac
@@ -423,7 +430,7 @@ for round in $(seq 1 "$ROUNDS"); do for op in $OPS; do for np in $NPS; do for im
     tag=coll_peers_${impl}_${op}_P${np}_r$round
     rm -f "$OUT/$tag.csv"
     if ! t=$(run_timeout); then skip_job "round $round $op P=$np ${NAME[$impl]}"; continue; fi
-    cmd="$(launch $impl "$np" "$t") $BUILD/coll${SUFFIX[$impl]} -c $op --osu $(coll_args) --csv $OUT/$tag.csv"
+    cmd="$(launch $impl "$np" "$t") $BUILD/coll${SUFFIX[$impl]} -c $op --osu --sync $PEERS_SYNC $(coll_args) --csv $OUT/$tag.csv"
     commands+=("$cmd")
     one_job "$tag" "round $round $op P=$np ${NAME[$impl]}" "$t" $cmd || rm -f "$OUT/$tag.csv"
 done; done; done; done
@@ -441,7 +448,7 @@ median_of() {
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b }'; }
 fmt() { if [ -n "$2" ]; then printf " %10.$1f" "$2"; else printf ' %10s' -; fi; }
 
-echo "# bench/coll --osu: mbmpi (shm, automatic choice) vs Open MPI vs MPICH, $(hostname), $(date '+%Y-%m-%d %H:%M %Z')"
+echo "# bench/coll --osu --sync $PEERS_SYNC: mbmpi ($PEERS_PROV, automatic choice) vs Open MPI vs MPICH, $(hostname), $(date '+%Y-%m-%d %H:%M %Z')"
 echo "# $ROUNDS rounds run alternately; value = median over the rounds of the run's median (us); ratio < 1: mbmpi faster"
 for impl in mbmpi openmpi mpich; do
     f=$(ls "$OUT"/coll_peers_${impl}_*_r1.txt 2>/dev/null | head -1)

@@ -5,9 +5,13 @@
  *
  * For every payload (default 10 B, 1 KB, 100 KB per rank, the seed's sizes),
  * depth d (default 1..3) and variant (Ssend, Send, non-blocking):
- *   - the Shift: barrier, MPIX_Shift, the slowest rank's time (Allreduce
- *     MAX); repeated until a time budget or a repetition cap, at least 5
- *     times; median and standard deviation;
+ *   - the Shift from a synchronised start (--sync window, the default:
+ *     clocks matched to rank 0's once, then every rank starts MPIX_Shift at
+ *     the same planned moment and the time is the last rank's completion
+ *     minus that moment, what the max-plus graph predicts; --sync barrier:
+ *     after an MPI_Barrier, each rank from its own exit), the slowest
+ *     rank's time (Allreduce MAX); repeated until a time budget or a
+ *     repetition cap, at least 5 times; median and standard deviation;
  *   - the protocol each message took: mbmpi's counters (write_msgs,
  *     eager_msgs, rts_msgs, summed over ranks) around 3 extra Shift calls
  *     with no collective in between;
@@ -21,7 +25,7 @@
  *
  * usage: mpirun -n 8 shift [--depths 1,2,3] [--sizes 10,1000,100000]
  *            [--variants 0,1,2] [--budget SEC] [--max-reps N] [--open]
- *            [--pp concurrent|isolated] [--label NAME] [--dat FILE]
+ *            [--pp concurrent|isolated] [--sync window|barrier] [--label NAME] [--dat FILE]
  * --pp: ping-pong of every pair of ranks along the first axis at once
  *   (concurrent, default: the load the Shift itself puts on the CPUs and the
  *   network) or of one pair while the other ranks sleep (isolated)
@@ -31,10 +35,12 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 
@@ -45,8 +51,10 @@
 #define TAG_PP 1
 #define TAG_DONE 2
 #define TAG_GO 3
+#define TAG_SYNC 4
 
 static int rank, nranks;
+static int oversub; /* more ranks than CPUs: the start wait yields */
 static const char *vname[3] = {"ssend", "send", "nonblock"};
 
 static void die(const char *msg)
@@ -221,7 +229,7 @@ typedef struct meas {
     double med;
     double sd;
     double maxplus;
-    double oneport;  /* max-plus with one message at a time per rank (= maxplus when blocking) */
+    double oneport; /* max-plus with one message at a time per rank (= maxplus when blocking) */
     double simple;
     double share[3]; /* write, eager, rts messages per call (all ranks) */
     int reps;
@@ -229,7 +237,7 @@ typedef struct meas {
 
 typedef struct config {
     long depths[MAXL], sizes[MAXL], variants[MAXL], maxreps;
-    int nd, ns, nv, periodic, isolated;
+    int nd, ns, nv, periodic, isolated, sync_barrier;
     double budget, eager_limit;
     const char *label, *datpath;
 } config_t;
@@ -270,7 +278,8 @@ static void measure_table(const config_t *cf, const pairing_t *pairs, long m, ta
     free(buf);
     if (rank == 0) {
         printf("# ping-pong for %ld B payloads: bytes, half round trip Send / Ssend, "
-               "eager send overhead (us)\n", m);
+               "eager send overhead (us)\n",
+               m);
         for (int k = 0; k < tb->n; k++)
             printf("#   %9.0f %9.2f %9.2f %9.2f\n", tb->bytes[k], tb->send[k] * 1e6, tb->ssend[k] * 1e6,
                    tb->overhead[k] * 1e6);
@@ -301,11 +310,24 @@ static void measure_shift(const config_t *cf, MPI_Comm cart, long m, int d, int 
         MPIX_Shift(sendbuf, (int)m, MPI_BYTE, recvbuf, d, v, cart);
     while (n < 5 || (n < cap && total < cf->budget)) {
         double t0, dt, dmax;
-        MPI_Barrier(cart);
-        t0 = MPI_Wtime();
+        if (cf->sync_barrier) {
+            MPI_Barrier(cart);
+            t0 = MPI_Wtime();
+        } else {
+            /* synchronised start: every rank begins at rank 0's planned
+             * moment t0 and counts from it (bench_gnow: rank 0's clock), so
+             * no barrier exit skew is in the time; a rank that is not
+             * scheduled at t0 counts its delay too */
+            if (rank == 0)
+                t0 = bench_gnow() + 1e-3;
+            MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, cart);
+            while (bench_gnow() < t0)
+                if (oversub)
+                    sched_yield();
+        }
         if (MPIX_Shift(sendbuf, (int)m, MPI_BYTE, recvbuf, d, v, cart) != MPI_SUCCESS)
             die("MPIX_Shift failed");
-        dt = MPI_Wtime() - t0;
+        dt = (cf->sync_barrier ? MPI_Wtime() : bench_gnow()) - t0;
         /* every rank gets the same sample, so every rank stops together */
         MPI_Allreduce(&dt, &dmax, 1, MPI_DOUBLE, MPI_MAX, cart);
         t[n++] = dmax;
@@ -392,7 +414,7 @@ static void parse_args(int argc, char **argv, config_t *cf)
         }
         if (i + 1 >= argc)
             die("usage: shift [--depths L] [--sizes L] [--variants L] [--budget S] [--max-reps N] [--open] "
-                "[--pp concurrent|isolated] [--label S] [--dat FILE]");
+                "[--pp concurrent|isolated] [--sync window|barrier] [--label S] [--dat FILE]");
         i++;
         if (!strcmp(a, "--depths"))
             cf->nd = parse_ints(v, cf->depths, MAXL);
@@ -410,6 +432,8 @@ static void parse_args(int argc, char **argv, config_t *cf)
             cf->datpath = v;
         else if (!strcmp(a, "--pp"))
             cf->isolated = !strcmp(v, "isolated");
+        else if (!strcmp(a, "--sync"))
+            cf->sync_barrier = !strcmp(v, "barrier");
         else
             die("unknown option (see the head of bench/shift.c)");
     }
@@ -446,11 +470,15 @@ int main(int argc, char **argv)
     MPI_Dims_create(nranks, 3, dims);
     MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart); /* no reordering: cart rank = world rank */
     pairing_make(cart, dims, cf.isolated, &pairs);
+    oversub = nranks > sysconf(_SC_NPROCESSORS_ONLN);
+    if (!cf.sync_barrier)
+        bench_sync_clocks(cart, TAG_SYNC);
     if (rank == 0) {
         printf("# bench/shift %s: %d ranks (%dx%dx%d %s), eager limit %.0f B, budget %.2f s per point, "
-               "%s ping-pong\n",
+               "%s ping-pong, %s start\n",
                cf.label, nranks, dims[0], dims[1], dims[2], cf.periodic ? "periodic" : "open", cf.eager_limit,
-               cf.budget, cf.isolated ? "isolated" : "concurrent");
+               cf.budget, cf.isolated ? "isolated" : "concurrent",
+               cf.sync_barrier ? "barrier" : "synchronised");
         printf("# times in microseconds; err%% = (prediction - measured median) / measured median\n");
         printf("# protocol shares of the messages of a call, all ranks (write: receive posted first, "
                "REQ used;\n#   eager: FIFO; rts: FIFO RTS then CTS + write), from MPIX_Stat_get\n");

@@ -3,9 +3,9 @@
 #
 #   make bench-plogp        measure the pLogP parameter files of shm and tcp;ofi_rxm
 #                           into bench/out/ (plogp_<p>.plogp, .csv, .png)
-#   make bench-coll         bcast, scatter, alltoall, allreduce at P = 4 and 8 over shm:
+#   make bench-coll         bcast, scatter, alltoall, allreduce at P = 4 and 8 over mbshm:
 #                           every algorithm forced + auto, measured vs predicted, plots
-#   make bench-coll-peers   the same operations: mbmpi (auto) vs Open MPI vs MPICH
+#   make bench-coll-peers   the same operations: mbmpi (mbshm, auto) vs Open MPI vs MPICH
 # Settings: the environment variables listed at the top of bench/run_coll.sh
 # (COLL_OPS, COLL_NP, COLL_PROVIDERS, COLL_SIZES, PLOGP_PROVIDERS, ...).
 

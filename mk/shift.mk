@@ -11,7 +11,7 @@ $(BUILD)/unit/test_maxplus: tests/unit/test_maxplus.c $(SHIFT_MODEL_SRCS) \
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) tests/unit/test_maxplus.c $(SHIFT_MODEL_SRCS) $(CMOCKA_LIBS) -lm -o $@
 
-build/bench/shift: bench/shift.c $(LIBDIR)/libmpi.a bin/mpicc mpi/shift/maxplus.h
+build/bench/shift: bench/shift.c bench/bench_util.h $(LIBDIR)/libmpi.a bin/mpicc mpi/shift/maxplus.h
 	@mkdir -p $(dir $@)
 	bin/mpicc -O2 -g $(WFLAGS) -I. $< -o $@
 

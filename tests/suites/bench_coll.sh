@@ -52,6 +52,15 @@ for op in bcast scatter gather alltoall allreduce reduce allgather barrier; do
     fi
 done
 
+# ---- the barrier timing (OSU's) besides the default synchronised starts --------
+out=$tmp/coll_sync.txt
+if timeout -k 3 70 bin/mpirun -n 3 --timeout 60 build/bench/coll -c bcast -m 1:4K -f 64 -r 1 -i 2 --sync barrier \
+    >"$out" 2>&1 && grep -q 'after a barrier' "$out" && [ "$(grep -c '^[0-9]* *auto(' "$out")" = 3 ]; then
+    ok "coll --sync barrier times after a barrier (3 sizes, results correct)"
+else
+    nok "coll --sync barrier" "$out"
+fi
+
 # ---- OSU format over tcp, and a measured parameter file loaded ----------------
 out=$tmp/osu.txt
 if timeout -k 3 70 bin/mpirun -n 2 --provider tcp --timeout 60 build/bench/coll -c allreduce --osu -m 4:1K -f 16 -r 1 -i 2 \
