@@ -444,10 +444,12 @@ int mxp_shift_graph(const mxp_shift_spec_t *spec, const mxp_cost_t *cost, mxp_gr
             fin[r] = b.fin[r];
     if (res) {
         res->nmsgs = res->eager_msgs = 0;
+        res->msg_time_sum = 0.0;
         for (int i = 0; i < nmsg; i++)
             if (b.msg[i].present) {
                 res->nmsgs++;
                 res->eager_msgs += !msg_rendezvous(&b, b.msg[i].bytes);
+                res->msg_time_sum += msg_time(&b, b.msg[i].bytes);
             }
         res->nnodes = g->nnodes;
         res->nedges = g->nedges;
@@ -533,6 +535,10 @@ int mxp_shift_predict(const mxp_shift_spec_t *spec, const mxp_cost_t *cost, doub
         if (x[fin[r]] > res->tmax)
             res->tmax = x[fin[r]];
     }
+    res->tgraph = res->tmax;
+    res->twork = cost->work_div > 0 ? res->msg_time_sum / cost->work_div : 0.0;
+    if (res->twork > res->tmax)
+        res->tmax = res->twork;
     res->simple = mxp_shift_simple(spec, cost);
 out_free:
     free(x);

@@ -70,6 +70,11 @@ typedef struct mxp_cost {
     const double *tab_t[MXP_T_KINDS];
     double eager_limit; /* largest payload MPI_Send / MPI_Isend sends eagerly */
     int one_port;       /* 1: a rank pushes one message at a time (see below) */
+    /* > 0: the messages share the machine: the exchange takes at least the
+     * sum of its message times divided by work_div (how many messages of
+     * the measured kind run at once, e.g. the pairs of a concurrent
+     * ping-pong, whose times already include their share of the CPUs). */
+    double work_div;
 } mxp_cost_t;
 
 double mxp_cost_time(const mxp_cost_t *c, int kind, double bytes);
@@ -92,7 +97,10 @@ typedef struct mxp_shift_spec {
 } mxp_shift_spec_t;
 
 typedef struct mxp_shift_result {
-    double tmax;       /* max-plus: completion time of the slowest rank */
+    double tmax;       /* max-plus: completion time of the slowest rank, at least twork */
+    double tgraph;     /* the event graph's longest path alone */
+    double twork;      /* msg_time_sum / cost->work_div (0 without work_div) */
+    double msg_time_sum; /* the sum of every message's time */
     double simple;     /* the seed's model: one message time per sequential exchange */
     int nmsgs;         /* messages in the whole exchange */
     int eager_msgs;    /* of which the model treats as eager */

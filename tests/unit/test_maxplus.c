@@ -314,6 +314,35 @@ static void test_grid_2x2x2(void **state)
     NEAR(r.tmax, 10 + 20 + 40);
 }
 
+/* The CPU bound (work_div): 2x2x2 periodic, d = 1, slot 10 bytes, time =
+ * bytes: 16 messages each of 10, 30 and 90 bytes sum to 2080. Non-blocking,
+ * the graph's longest path is 130; with 4 messages at a time the machine
+ * needs 520, with 100 at a time the graph decides; without work_div no
+ * bound. */
+static void test_work_bound(void **state)
+{
+    (void)state;
+    mxp_shift_spec_t s;
+    mxp_shift_result_t r;
+    mxp_cost_t c = {.lat = {0, 0, 0}, .sec_per_byte = {1, 1, 0}, .eager_limit = 1e9};
+
+    spec_set(&s, 2, 2, 2, 1, 1, MXP_SHIFT_NONBLOCKING);
+    s.slot_bytes = 10;
+    assert_int_equal(mxp_shift_predict(&s, &c, NULL, &r), MXP_OK);
+    NEAR(r.msg_time_sum, 2080);
+    NEAR(r.tgraph, 130);
+    NEAR(r.twork, 0);
+    NEAR(r.tmax, 130);
+    c.work_div = 4;
+    assert_int_equal(mxp_shift_predict(&s, &c, NULL, &r), MXP_OK);
+    NEAR(r.tgraph, 130);
+    NEAR(r.twork, 520);
+    NEAR(r.tmax, 520);
+    c.work_div = 100;
+    assert_int_equal(mxp_shift_predict(&s, &c, NULL, &r), MXP_OK);
+    NEAR(r.tmax, 130);
+}
+
 /* The one-port model never beats the concurrent one, and stays acyclic on
  * bigger grids, periodic and open. */
 static void test_one_port_bounds(void **state)
@@ -411,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_one_port_bounds),
         cmocka_unit_test(test_shift_graph_dense),
         cmocka_unit_test(test_invalid_specs),
+        cmocka_unit_test(test_work_bound),
         cmocka_unit_test(test_plan),
     };
     return cmocka_run_group_tests_name("maxplus", tests, NULL, NULL);
