@@ -128,6 +128,9 @@ int mpii_irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii
                    MPI_Request *req);
 int mpii_send_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
                   int coll);
+/* sync non-zero: synchronous mode (completes once the receive matched) */
+int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                       int coll, int sync);
 int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
                   MPI_Status *status);
 int mpii_sendrecv_ctx(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,

@@ -1279,12 +1279,18 @@ int mpii_irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii
 
 int mpii_send_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm, int coll)
 {
+    return mpii_send_ctx_sync(buf, count, dt, dest, tag, comm, coll, 0);
+}
+
+int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                       int coll, int sync)
+{
     mpii_request_t r;
     int rc;
 
     r.handle = 0;
     r.tmp = NULL;
-    rc = send_start(&r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, 0);
+    rc = send_start(&r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, sync);
     if (rc != MPI_SUCCESS) {
         free(r.tmp);
         return rc;

@@ -625,9 +625,11 @@ int MPIX_Coll_predict(const char *op, const char *algo, int P, MPI_Count m, doub
  * Variants: MPIX_SHIFT_SSEND blocking synchronous sends (every message a
  * rendezvous), MPIX_SHIFT_SEND blocking standard sends (eager below the eager
  * limit), MPIX_SHIFT_NONBLOCKING every receive posted first, sends issued as
- * soon as their data has arrived, both directions overlapped. Messages use
- * tags MPIX_SHIFT_TAG .. MPIX_SHIFT_TAG + 6 depth - 1 on cart3d: do not
- * leave wildcard-tag receives pending on it across the call.
+ * soon as their data has arrived, both directions overlapped. Like a
+ * collective, the call is made by every rank of cart3d, and its messages
+ * travel in cart3d's collective context (tags MPIX_SHIFT_TAG ..
+ * MPIX_SHIFT_TAG + 6 depth - 1 there): they never match user receives,
+ * wildcards included.
  *
  * Errors (returned, the communicator's error handler is not called for
  * these): MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not Cartesian),

@@ -24,11 +24,13 @@
 #include <string.h>
 
 #include "mpi.h"
+#include "mpi/mpi_impl.h"
 #include "mpi/shift/shift_plan.h"
 
 /* One call's state. */
 typedef struct shift_ctx {
     MPI_Comm comm;
+    mpii_comm_t *c; /* comm's internals: the Shift's messages use its collective context */
     MPI_Datatype dt;
     int count;
     char *base;            /* recvbuf */
@@ -118,9 +120,8 @@ static int do_send(const shift_ctx_t *x, const shift_step_t *st, int axis, int d
     int n;
     MPI_Datatype t;
     block_msg(x, st, st->send_slot, &buf, &n, &t);
-    if (variant == MPIX_SHIFT_SSEND)
-        return MPI_Ssend(buf, n, t, peer(x, axis, dir), tag_of(x->geo.depth, axis, dir, k), x->comm);
-    return MPI_Send(buf, n, t, peer(x, axis, dir), tag_of(x->geo.depth, axis, dir, k), x->comm);
+    return mpii_send_ctx_sync(buf, n, t, peer(x, axis, dir), tag_of(x->geo.depth, axis, dir, k), x->c, 1,
+                              variant == MPIX_SHIFT_SSEND);
 }
 
 static int do_recv(const shift_ctx_t *x, const shift_step_t *st, int axis, int dir, int k)
@@ -129,8 +130,8 @@ static int do_recv(const shift_ctx_t *x, const shift_step_t *st, int axis, int d
     int n;
     MPI_Datatype t;
     block_msg(x, st, st->recv_slot, &buf, &n, &t);
-    return MPI_Recv(buf, n, t, peer(x, axis, -dir), tag_of(x->geo.depth, axis, dir, k), x->comm,
-                    MPI_STATUS_IGNORE);
+    return mpii_recv_ctx(buf, n, t, peer(x, axis, -dir), tag_of(x->geo.depth, axis, dir, k), x->c, 1,
+                         MPI_STATUS_IGNORE);
 }
 
 /* Blocking variants: steps in the plan's order; within a step the parity of
@@ -176,8 +177,8 @@ static int nb_isend(const shift_ctx_t *x, int axis, int dir, int k, MPI_Request 
     if (!st.send)
         return MPI_SUCCESS;
     block_msg(x, &st, st.send_slot, &buf, &n, &t);
-    return MPI_Isend(buf, n, t, peer(x, axis, dir), tag_of(x->geo.depth, axis, dir, k), x->comm,
-                     &reqs[req_index(x->geo.depth, axis, dir, k, 1)]);
+    return mpii_isend_ctx(buf, n, t, peer(x, axis, dir), tag_of(x->geo.depth, axis, dir, k), x->c, 1,
+                          &reqs[req_index(x->geo.depth, axis, dir, k, 1)]);
 }
 
 /* Step 1 of both directions of an axis: the own block (box, row or plane) is
@@ -228,8 +229,8 @@ static int shift_nonblocking(const shift_ctx_t *x)
                 if (st.self || !st.recv)
                     continue;
                 block_msg(x, &st, st.recv_slot, &buf, &n, &t);
-                rc = MPI_Irecv(buf, n, t, peer(x, a, -dir), tag_of(d, a, dir, k), x->comm,
-                               &reqs[req_index(d, a, dir, k, 0)]);
+                rc = mpii_irecv_ctx(buf, n, t, peer(x, a, -dir), tag_of(d, a, dir, k), x->c, 1,
+                                    &reqs[req_index(d, a, dir, k, 0)]);
                 if (rc != MPI_SUCCESS)
                     goto out_free;
                 pending[a]++;
@@ -258,6 +259,16 @@ static int shift_nonblocking(const shift_ctx_t *x)
             goto out_free;
     }
 out_free:
+    /* After an error no request may outlive the call: a receive left posted
+     * would take a later Shift's message into this call's buffers. Cancel
+     * the receives, then free every request (a send completes by itself). */
+    if (rc != MPI_SUCCESS)
+        for (int i = 0; i < nreq; i++)
+            if (reqs[i] != MPI_REQUEST_NULL) {
+                if (i % 2 == 0)
+                    MPI_Cancel(&reqs[i]);
+                MPI_Request_free(&reqs[i]);
+            }
     free(reqs);
     return rc;
 }
@@ -307,6 +318,9 @@ int MPIX_Shift(const void *sendbuf, int count, MPI_Datatype dt, void *recvbuf, i
         return rc;
     memset(&x, 0, sizeof(x));
     x.comm = cart3d;
+    x.c = mpii_comm_get(cart3d);
+    if (!x.c)
+        return MPI_ERR_COMM;
     x.dt = dt;
     x.count = count;
     x.base = recvbuf;
