@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/run_tests.sh: what `make test` runs after building. Every suite
 # prints its own results; this adds them up and ends with one line
-# "N passed, M failed". Exit status 1 when anything failed.
+# "N passed, M failed". Exit status 1 when anything failed. Each part ends
+# with "# <part>: <seconds> s" (CI must stay under 15 minutes on 2 cores).
 #   scripts/run_tests.sh [unit] [launch] [mpi] [extra] [stress] [kill] [asan] (default: all;
 #   asan needs `make asan-build` first)
 #   MBMPI_TEST_PROVIDERS="shm tcp sockets" selects the providers of the MPI suite.
@@ -30,6 +31,7 @@ count() {
 }
 
 for s in $suites; do
+    t0=$SECONDS
     case $s in
     unit)
         echo "== unit tests (CMocka, valgrind when available)"
@@ -69,8 +71,10 @@ for s in $suites; do
         for t in tests/suites/*.sh; do
             [ -f "$t" ] || continue
             echo "== $(basename "$t" .sh) (tests/suites)"
+            t1=$SECONDS
             bash "$t" 2>&1 | tee "$log/x"
             rc=${PIPESTATUS[0]}
+            echo "# $(basename "$t" .sh): $((SECONDS - t1)) s"
             count "$log/x"
             if [ "$rc" != 0 ] && ! grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' "$log/x"; then
                 echo "not ok - $t exited with status $rc"
@@ -119,6 +123,7 @@ for s in $suites; do
         count "$log/am"
         ;;
     esac
+    echo "# $s: $((SECONDS - t0)) s"
 done
 echo "== total"
 echo "$total_pass passed, $total_fail failed"
