@@ -24,6 +24,7 @@
 
 #include <limits.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -1456,6 +1457,15 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     strncpy(t->name, type_name, sizeof t->name - 1);
     t->name[sizeof t->name - 1] = '\0';
     return MPI_SUCCESS;
+}
+
+const char *mpii_datatype_name(MPI_Datatype dt, char *buf, size_t n)
+{
+    dt_obj_t *t = mpii_datatype_check(dt) == MPI_SUCCESS ? lookup(dt) : NULL;
+    if (t && t->name[0])
+        return t->name;
+    snprintf(buf, n, "datatype %d", (int)dt);
+    return buf;
 }
 
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)

@@ -49,6 +49,8 @@ void mpii_datatype_finalize(void);
 mpii_datatype_t *mpii_datatype_get(MPI_Datatype dt);
 /* MPI_SUCCESS, or MPI_ERR_TYPE when the handle is invalid or not committed. */
 int mpii_datatype_check(MPI_Datatype dt);
+/* the type's name ("MPI_INT", or what MPI_Type_set_name gave), else "datatype N" in buf */
+const char *mpii_datatype_name(MPI_Datatype dt, char *buf, size_t n);
 /* Copy `count` elements laid out by dt at src into contiguous dst. */
 void mpii_datatype_pack(const void *src, size_t count, const mpii_datatype_t *dt, void *dst);
 /* Scatter the first `nbytes` of contiguous src into `count` elements of dt at
@@ -63,6 +65,8 @@ int mpii_op_init(void);
 void mpii_op_finalize(void);
 /* MPI_SUCCESS, MPI_ERR_OP (invalid handle, or op not defined on dt). */
 int mpii_op_check(MPI_Op op, MPI_Datatype dt);
+/* "MPI_SUM", or "user op N" / "op N" written into buf (for messages) */
+const char *mpii_op_name(MPI_Op op, char *buf, size_t n);
 int mpii_op_is_commutative(MPI_Op op);
 /* inoutvec[i] = invec[i] op inoutvec[i] for count elements of dt (MPI order). */
 void mpii_op_apply(MPI_Op op, const void *invec, void *inoutvec, int count, MPI_Datatype dt);

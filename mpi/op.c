@@ -18,6 +18,7 @@
 #include "mpi_impl.h"
 
 #include <stdalign.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,8 +301,10 @@ int MPI_Op_free(MPI_Op *op)
     MPII_CHECK_INIT(fn);
     if (!op)
         return mpii_err(NULL, MPI_ERR_ARG, fn, "op is NULL");
-    if (is_predefined(*op))
-        return mpii_err(NULL, MPI_ERR_OP, fn, "cannot free predefined op %d", (int)*op);
+    if (is_predefined(*op)) {
+        char ob[32];
+        return mpii_err(NULL, MPI_ERR_OP, fn, "cannot free predefined op %s", mpii_op_name(*op, ob, sizeof ob));
+    }
     u = user_op(*op);
     if (!u)
         return mpii_err(NULL, MPI_ERR_OP, fn, "invalid op %d", (int)*op);
@@ -312,6 +315,17 @@ int MPI_Op_free(MPI_Op *op)
 
 /* ------------------------------------------------------------------ */
 /* checking and applying                                               */
+
+const char *mpii_op_name(MPI_Op op, char *buf, size_t n)
+{
+    static const char *const names[] = {"",        "MPI_MAX",  "MPI_MIN",    "MPI_SUM",    "MPI_PROD",
+                                        "MPI_LAND", "MPI_BAND", "MPI_LOR",    "MPI_BOR",    "MPI_LXOR",
+                                        "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
+    if (op > 0 && op < (MPI_Op)(sizeof(names) / sizeof(names[0])))
+        return names[op];
+    snprintf(buf, n, "%s %d", user_op(op) ? "user op" : "op", (int)op);
+    return buf;
+}
 
 int mpii_op_check(MPI_Op op, MPI_Datatype dt)
 {

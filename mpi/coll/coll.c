@@ -86,8 +86,8 @@ typedef int (*reduce_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI_Da
 typedef int (*allreduce_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                               mpii_comm_t *comm);
 
-static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
-                                  MPI_Op op, mpii_comm_t *comm);
+static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                  mpii_comm_t *comm);
 
 /* the unsegmented bcasts in the table's signature */
 static int bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, int seg, mpii_comm_t *comm)
@@ -102,7 +102,8 @@ static int bcast_flat(void *buf, int count, MPI_Datatype dt, int root, int seg, 
     return mpii_bcast_flat(buf, count, dt, root, comm);
 }
 
-static int bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root, int seg, mpii_comm_t *comm)
+static int bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int root, int seg,
+                                   mpii_comm_t *comm)
 {
     (void)seg;
     return mpii_bcast_scatter_allgather(buf, count, dt, root, comm);
@@ -141,8 +142,8 @@ static const allreduce_fn_t allreduce_algos[MPII_ALLREDUCE_ALGO_COUNT] = {
  * Cost: T_reduce(m) + T_bcast(m). Composed of two algorithms, so it has no
  * file of its own.
  */
-static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
-                                  MPI_Op op, mpii_comm_t *comm)
+static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                  mpii_comm_t *comm)
 {
     size_t esize = mpii_datatype_get(dt)->size;
     size_t bytes = (size_t)count * esize;
@@ -188,8 +189,11 @@ static int check_count_type_op(mpii_comm_t *c, const char *fn, int count, MPI_Da
         return mpii_err(c, MPI_ERR_ROOT, fn, "root %d is not in [0, %d)", root, c->size);
     if (check_op) {
         rc = mpii_op_check(op, dt);
-        if (rc != MPI_SUCCESS)
-            return mpii_err(c, rc, fn, "op %d is invalid or not defined on datatype %d", op, dt);
+        if (rc != MPI_SUCCESS) {
+            char ob[32], tb[32];
+            return mpii_err(c, rc, fn, "op %s is invalid or not defined on %s",
+                            mpii_op_name(op, ob, sizeof ob), mpii_datatype_name(dt, tb, sizeof tb));
+        }
     }
     return MPI_SUCCESS;
 }
@@ -242,11 +246,11 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     if (bytes == 0)
         return MPI_SUCCESS; /* a type without data: nothing to move */
     algo = mpii_coll_select(MPII_COLL_BCAST, c, bytes, count, 1, &seg);
-    rc = bcast_algos[algo](buffer, count, datatype, root, mpii_coll_seg_elems(seg, mpii_datatype_get(datatype)->size),
-                           c);
+    rc = bcast_algos[algo](buffer, count, datatype, root,
+                           mpii_coll_seg_elems(seg, mpii_datatype_get(datatype)->size), c);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%s bcast of %zu bytes from root %d failed: %s", mpii_coll_algo_name(MPII_COLL_BCAST, algo),
-                        bytes, root, mpii_error_class_string(rc));
+        return mpii_err(c, rc, fn, "%s bcast of %zu bytes from root %d failed: %s",
+                        mpii_coll_algo_name(MPII_COLL_BCAST, algo), bytes, root, mpii_error_class_string(rc));
     return MPI_SUCCESS;
 }
 
@@ -287,8 +291,9 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     algo = mpii_coll_select(MPII_COLL_REDUCE, c, bytes, count, mpii_op_is_commutative(op), &seg);
     rc = reduce_algos[algo](sendbuf, recvbuf, count, datatype, op, root, c);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%s reduce of %zu bytes to root %d failed: %s", mpii_coll_algo_name(MPII_COLL_REDUCE, algo),
-                        bytes, root, mpii_error_class_string(rc));
+        return mpii_err(c, rc, fn, "%s reduce of %zu bytes to root %d failed: %s",
+                        mpii_coll_algo_name(MPII_COLL_REDUCE, algo), bytes, root,
+                        mpii_error_class_string(rc));
     return MPI_SUCCESS;
 }
 
@@ -322,7 +327,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     algo = mpii_coll_select(MPII_COLL_ALLREDUCE, c, bytes, count, mpii_op_is_commutative(op), &seg);
     rc = allreduce_algos[algo](sendbuf, recvbuf, count, datatype, op, c);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%s allreduce of %zu bytes failed: %s", mpii_coll_algo_name(MPII_COLL_ALLREDUCE, algo),
-                        bytes, mpii_error_class_string(rc));
+        return mpii_err(c, rc, fn, "%s allreduce of %zu bytes failed: %s",
+                        mpii_coll_algo_name(MPII_COLL_ALLREDUCE, algo), bytes, mpii_error_class_string(rc));
     return MPI_SUCCESS;
 }

@@ -83,10 +83,10 @@ typedef int (*allgatherv_fn_t)(const void *sendbuf, int sendcount, MPI_Datatype 
                                const int *recvcounts, const int *displs, MPI_Datatype recvtype,
                                mpii_comm_t *comm);
 typedef int (*alltoallv_fn_t)(const void *sendbuf, const int *sendcounts, const int *sdispls,
-                              MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
-                              const int *rdispls, MPI_Datatype recvtype, mpii_comm_t *comm);
-typedef int (*reduce_scatter_fn_t)(const void *sendbuf, void *recvbuf, const int *recvcounts,
-                                   MPI_Datatype dt, MPI_Op op, mpii_comm_t *comm);
+                              MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *rdispls,
+                              MPI_Datatype recvtype, mpii_comm_t *comm);
+typedef int (*reduce_scatter_fn_t)(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype dt,
+                                   MPI_Op op, mpii_comm_t *comm);
 typedef int (*scan_fn_t)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                          mpii_comm_t *comm);
 
@@ -194,9 +194,8 @@ static int check_side(mpii_comm_t *c, const char *fn, const char *what, const vo
 
 /* The v variants: counts and displacements arrays of P entries, counts
  * >= 0, committed datatype, usable buffer. */
-static int check_side_v(mpii_comm_t *c, const char *fn, const char *what, const void *buf,
-                        const int *counts, const char *counts_name, const int *displs,
-                        const char *displs_name, MPI_Datatype dt)
+static int check_side_v(mpii_comm_t *c, const char *fn, const char *what, const void *buf, const int *counts,
+                        const char *counts_name, const int *displs, const char *displs_name, MPI_Datatype dt)
 {
     long long total = 0;
     int rc;
@@ -231,8 +230,11 @@ static int check_count_type_op(mpii_comm_t *c, const char *fn, int count, MPI_Da
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, fn, "datatype %d is invalid or not committed", dt);
     rc = mpii_op_check(op, dt);
-    if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "op %d is invalid or not defined on datatype %d", op, dt);
+    if (rc != MPI_SUCCESS) {
+        char ob[32], tb[32];
+        return mpii_err(c, rc, fn, "op %s is invalid or not defined on %s", mpii_op_name(op, ob, sizeof ob),
+                        mpii_datatype_name(dt, tb, sizeof tb));
+    }
     return MPI_SUCCESS;
 }
 
@@ -282,7 +284,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         if (rc != MPI_SUCCESS)
             return rc;
         if (c->rank == root && sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0)
-            return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
+            return mpii_err(c, MPI_ERR_BUFFER, fn,
+                            "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
     }
 
     bytes = c->rank == root ? side_bytes(sendcount, sendtype) : side_bytes(recvcount, recvtype);
@@ -320,7 +323,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
         if (rc != MPI_SUCCESS)
             return rc;
         if (c->rank == root && sendbuf == recvbuf && side_bytes(sendcount, sendtype) > 0)
-            return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
+            return mpii_err(c, MPI_ERR_BUFFER, fn,
+                            "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
     }
 
     bytes = c->rank == root ? side_bytes(recvcount, recvtype) : side_bytes(sendcount, sendtype);
@@ -357,7 +361,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
         if (rc != MPI_SUCCESS)
             return rc;
         if (c->rank == root && sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0)
-            return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
+            return mpii_err(c, MPI_ERR_BUFFER, fn,
+                            "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
     }
 
     algo = pick(MPII_COLL_SCATTERV, c, c->rank == root ? avg_bytes(sendcounts, c->size, sendtype) : 0);
@@ -391,7 +396,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         if (rc != MPI_SUCCESS)
             return rc;
         if (c->rank == root && sendbuf == recvbuf && side_bytes(sendcount, sendtype) > 0)
-            return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
+            return mpii_err(c, MPI_ERR_BUFFER, fn,
+                            "sendbuf and recvbuf alias at the root (use MPI_IN_PLACE)");
     }
 
     algo = pick(MPII_COLL_GATHERV, c, c->rank == root ? avg_bytes(recvcounts, c->size, recvtype) : 0);
@@ -543,7 +549,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     }
 
     algo = pick(MPII_COLL_ALLTOALLV, c, avg_bytes(recvcounts, c->size, recvtype));
-    rc = alltoallv_algos[algo](sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c);
+    rc = alltoallv_algos[algo](sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                               c);
     if (rc != MPI_SUCCESS)
         return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_ALLTOALLV, algo), rc);
     return MPI_SUCCESS;
@@ -555,7 +562,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 /* The common part of the two reduce-scatters: buffers, then the run.
  * `counts` has P entries; `total` is their sum. */
 static int reduce_scatter_run(mpii_comm_t *c, const char *fn, mpii_coll_op_t which, const void *sendbuf,
-                              void *recvbuf, const int *counts, long long total, MPI_Datatype datatype, MPI_Op op)
+                              void *recvbuf, const int *counts, long long total, MPI_Datatype datatype,
+                              MPI_Op op)
 {
     const mpii_datatype_t *dtp = mpii_datatype_get(datatype);
     size_t seg;
@@ -568,8 +576,8 @@ static int reduce_scatter_run(mpii_comm_t *c, const char *fn, mpii_coll_op_t whi
     if (sendbuf == recvbuf && total > 0)
         return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
     if (total > INT_MAX)
-        return mpii_err(c, MPI_ERR_COUNT, fn, "%lld elements in all: more than this implementation reduces at once",
-                        total);
+        return mpii_err(c, MPI_ERR_COUNT, fn,
+                        "%lld elements in all: more than this implementation reduces at once", total);
     if (total == 0 || dtp->size == 0)
         return MPI_SUCCESS;
 
@@ -629,7 +637,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     rc = check_count_type_op(c, fn, 0, datatype, op);
     if (rc != MPI_SUCCESS)
         return rc;
-    return reduce_scatter_run(c, fn, MPII_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, total, datatype, op);
+    return reduce_scatter_run(c, fn, MPII_COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcounts, total, datatype,
+                              op);
 }
 
 /* Scan and Exscan share their checks; `exclusive` picks the table. */
@@ -666,7 +675,8 @@ static int scan_common(const char *fn, int exclusive, const void *sendbuf, void 
     else
         rc = scan_algos[algo](sendbuf, recvbuf, count, datatype, op, c);
     if (rc != MPI_SUCCESS)
-        return algo_failed(c, fn, mpii_coll_algo_name(exclusive ? MPII_COLL_EXSCAN : MPII_COLL_SCAN, algo), rc);
+        return algo_failed(c, fn, mpii_coll_algo_name(exclusive ? MPII_COLL_EXSCAN : MPII_COLL_SCAN, algo),
+                           rc);
     return MPI_SUCCESS;
 }
 

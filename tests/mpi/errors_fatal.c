@@ -4,10 +4,12 @@
  * and the library's message should name the failing call (the manifest
  * looks for "MPI_Send" in stderr; this program's own messages never
  * contain that word). The other ranks wait in a barrier that rank 0 never
- * enters.
+ * enters. With ERRORS_FATAL_OP set, every rank calls MPI_Allreduce with
+ * MPI_SUM on MPI_CHAR instead (the manifest looks for both names).
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
@@ -15,6 +17,16 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (getenv("ERRORS_FATAL_OP")) {
+        /* MPI_SUM is not defined on MPI_CHAR (MPI 3.1 section 5.9.2): the
+         * message names both ("op MPI_SUM is invalid or not defined on
+         * MPI_CHAR"), not their handle numbers */
+        char c = 1, r;
+        MPI_Allreduce(&c, &r, 1, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+        fprintf(stderr, "FAIL errors_fatal: Allreduce(MPI_CHAR, MPI_SUM) returned (rank %d)\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1;
+    }
     if (rank == 0) {
         int rc = MPI_Send(&buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
         /* not reached when the handler is fatal, as it must be */
