@@ -136,9 +136,8 @@ void mpii_bsend_flush(void)
     while (bs_n) {
         if (proto_progress(mpii_g.p) > 0) {
             idle = 0;
-        } else if (++idle > mpii_g.spin) {
-            sched_yield();
-            idle = 0;
+        } else {
+            mpii_idle_wait(&idle);
         }
         bs_reclaim();
     }

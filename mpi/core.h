@@ -35,6 +35,8 @@ typedef struct mpii_global {
     size_t write_chunk;
     long stats;
     long spin;
+    long sleep_after; /* MBMPI_SLEEP_AFTER: yields in a row before a wait sleeps (0: never) */
+    long sleep_us;    /* MBMPI_SLEEP_US: length of one such sleep */
 } mpii_global_t;
 
 extern mpii_global_t mpii_g;
@@ -71,6 +73,9 @@ typedef struct mpii_request {
 
 mpii_request_t *mpii_request_get(MPI_Request h);
 void mpii_progress_wait(volatile int *done);
+/* One round of a wait loop that made no progress (idle counts them; the
+ * caller resets it to 0 on progress): poll, then yield, then sleep. */
+void mpii_idle_wait(long *idle);
 
 int mpii_comm_world_init(void);
 void mpii_comm_finalize(void);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,9 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
     {"REQ_MIN", "0", "smallest receive buffer that issues a REQ", UT_CFG_SIZE, &mpii_g.req_min},
     {"WRITE_CHUNK", "0", "largest single remote write (0: provider maximum)", UT_CFG_SIZE, &mpii_g.write_chunk},
     {"STATS", "0", "print per-rank protocol counters at MPI_Finalize", UT_CFG_BOOL, &mpii_g.stats},
+    {"SLEEP_AFTER", "0", "yields in a row after which a waiting rank sleeps MBMPI_SLEEP_US instead (0: never)",
+     UT_CFG_INT, &mpii_g.sleep_after},
+    {"SLEEP_US", "20", "microseconds of one such sleep (1..100000)", UT_CFG_INT, &mpii_g.sleep_us},
     {"BIND", "auto",
      "pin each rank to one CPU: core, none, or auto (core when this host runs 2 or more ranks and no more than "
      "its CPUs)",
@@ -297,6 +301,13 @@ static int mpi_init_common(void)
     read_start_cpus();
     if (mpii_g.spin < 0)
         mpii_g.spin = mpii_host_ranks() > mpii_host_cpus() ? 0 : 200;
+    if (mpii_g.sleep_us < 1 || mpii_g.sleep_us > 100000) {
+        fprintf(stderr, "mbmpi: MPI_Init: MBMPI_SLEEP_US must be 1..100000, not %ld\n", mpii_g.sleep_us);
+        return MPI_ERR_OTHER;
+    }
+    /* a sleep of sleep_us, not sleep_us + the default 50 us of timer slack */
+    if (mpii_g.sleep_after > 0)
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     if (strcmp(mpii_g.protocol, "auto") && strcmp(mpii_g.protocol, "eager")) {
         fprintf(stderr, "mbmpi: MPI_Init: MBMPI_PROTOCOL must be auto or eager, not \"%s\"\n", mpii_g.protocol);
         return MPI_ERR_OTHER;

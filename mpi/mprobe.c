@@ -94,9 +94,8 @@ static int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int
             idle = blocking ? 0 : 1;
         else if (!blocking)
             idle = 1;
-        else if (++idle > mpii_g.spin) {
-            sched_yield();
-            idle = 0;
+        else {
+            mpii_idle_wait(&idle);
         }
     }
     if (flag)
