@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "64", "8K", "4M" -> bytes; -1 on error */
-static inline long parse_size(const char *s)
+/* "64", "8K", "4M" at the start of s -> bytes, *endp after it; -1 on error */
+static inline long parse_size_end(const char *s, char **endp)
 {
     char *end;
     long v = strtol(s, &end, 10);
@@ -23,7 +23,16 @@ static inline long parse_size(const char *s)
         v *= 1024 * 1024;
         end++;
     }
-    return *end ? -1 : v;
+    *endp = end;
+    return v;
+}
+
+/* "64", "8K", "4M" -> bytes; -1 on error (also with anything after it) */
+static inline long parse_size(const char *s)
+{
+    char *end;
+    long v = parse_size_end(s, &end);
+    return v < 0 || *end ? -1 : v;
 }
 
 static inline int cmp_double(const void *a, const void *b)

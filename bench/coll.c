@@ -101,24 +101,6 @@ static void usage(void)
             "            [--csv FILE] [--pipelined] [--sync window|barrier] [--osu | --predict-only]\n");
 }
 
-/* "64", "8K", "4M" -> bytes; -1 on error */
-static long parse_size_end(const char *s, char **endp)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || v < 0)
-        return -1;
-    if (*end == 'K' || *end == 'k') {
-        v *= 1024;
-        end++;
-    } else if (*end == 'M' || *end == 'm') {
-        v *= 1024 * 1024;
-        end++;
-    }
-    *endp = end;
-    return v;
-}
-
 static int is_pow2(long v)
 {
     return v > 0 && (v & (v - 1)) == 0;
