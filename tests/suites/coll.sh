@@ -76,21 +76,34 @@ else
     fail=$((fail + 1))
 fi
 
+# bcast_picks MIN:MAX FACTOR [VAR=VAL...]: the automatic Bcast choices of
+# 8 ranks for those sizes, space-separated (bench/coll --predict-only)
+bcast_picks() {
+    local sizes=$1 factor=$2
+    shift 2
+    env "$@" timeout -k 5 60 bin/mpirun -n 8 --timeout 60 build/bench/coll -c bcast -m "$sizes" -f "$factor" \
+        --predict-only 2>&1 | sed -n 's/^[0-9]* *auto(\([a-z_]*\)).*/\1/p' | tr '\n' ' '
+}
+# report OK MESSAGE: count and print one result (OK: 0 = passed)
+report() {
+    if [ "$1" = 0 ]; then
+        echo "ok - $2"
+        pass=$((pass + 1))
+    else
+        echo "not ok - $2"
+        fail=$((fail + 1))
+    fi
+}
+
 # more ranks than CPUs: no segmented pipeline is chosen (each segment would
 # cost every rank on the way a scheduling round; before this rule, 8 ranks
 # on 2 CPUs chose a segmented chain for 64 KiB-1 MiB Bcasts and were 4x
 # slower than an unsegmented tree). bench/coll --predict-only prints the
 # automatic choice without timing anything.
 if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
-    picks=$(timeout -k 5 60 bin/mpirun -n 8 --timeout 60 build/bench/coll -c bcast -m 64K:1M -f 4 --predict-only 2>&1 |
-        sed -n 's/^[0-9]* *auto(\([a-z_]*\)).*/\1/p' | tr '\n' ' ')
-    if [ -n "$picks" ] && ! grep -q 'chain' <<<"$picks"; then
-        echo "ok - 8 ranks on $(nproc) CPUs: Bcast 64K-1M picks $picks(no pipeline)"
-        pass=$((pass + 1))
-    else
-        echo "not ok - 8 ranks on $(nproc) CPUs: Bcast 64K-1M picks '$picks' (want no chain: unsegmented it never beats binomial)"
-        fail=$((fail + 1))
-    fi
+    picks=$(bcast_picks 64K:1M 4)
+    [ -n "$picks" ] && ! grep -q 'chain' <<<"$picks"
+    report $? "8 ranks on $(nproc) CPUs: Bcast 64K-1M picks '$picks' (want no chain: unsegmented it never beats binomial)"
 fi
 
 # more ranks than CPUs: every hop costs a wake-up (the pLogP file's "wake"
@@ -100,19 +113,10 @@ fi
 if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     sed 's/^wake .*//' mpi/coll/params/shm.plogp >"$tmp/wake0.plogp"
     echo "wake 0" >>"$tmp/wake0.plogp"
-    pick_small() { # [env...]: the automatic picks for 8 B and 64 B at P = 8
-        env "$@" timeout -k 5 60 bin/mpirun -n 8 --timeout 60 build/bench/coll -c bcast -m 8:64 -f 8 \
-            --predict-only 2>&1 | sed -n 's/^[0-9]* *auto(\([a-z_]*\)).*/\1/p' | tr '\n' ' '
-    }
-    with=$(pick_small MBMPI_PLOGP_FILE=mpi/coll/params/shm.plogp)
-    without=$(pick_small MBMPI_PLOGP_FILE="$tmp/wake0.plogp")
-    if [ "$with" = "flat flat " ] && [ "$without" = "binomial binomial " ]; then
-        echo "ok - 8 ranks on $(nproc) CPUs: Bcast 8-64 B picks flat with the wake-up term, binomial without"
-        pass=$((pass + 1))
-    else
-        echo "not ok - 8 ranks on $(nproc) CPUs: Bcast 8-64 B picks '$with' with the wake-up term, '$without' without (want flat / binomial)"
-        fail=$((fail + 1))
-    fi
+    with=$(bcast_picks 8:64 8 MBMPI_PLOGP_FILE=mpi/coll/params/shm.plogp)
+    without=$(bcast_picks 8:64 8 MBMPI_PLOGP_FILE="$tmp/wake0.plogp")
+    [ "$with" = "flat flat " ] && [ "$without" = "binomial binomial " ]
+    report $? "8 ranks on $(nproc) CPUs: Bcast 8-64 B picks '$with' with the wake-up term, '$without' without (want flat / binomial)"
 fi
 
 echo "$pass passed, $fail failed"
