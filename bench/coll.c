@@ -331,7 +331,8 @@ static int agree(int ok)
  * over the calls of that time at rank 0, seconds; *late gets the number of
  * starts missed by more than half a period (the period is then too short).
  * Over the calls it takes the median (the first call of a batch may meet
- * cold caches and pages).
+ * cold caches and pages). A batch times at most 64 calls (-i above that
+ * only adds batches' worth of nothing: use -r for more samples).
  */
 static double window_batch(long m, long iters, double period, int *rc_p, int *late)
 {
