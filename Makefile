@@ -20,6 +20,12 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS) -MMD -MP -c $< -o $@
 
+# The reduction kernels are plain loops over arrays: -O3 vectorizes them
+# (gcc 12 at -O2 vectorizes 13 of the loops of mpi/op.c, at -O3 all of
+# them). MPI_Reduce_local of 1 MiB of floats: 150-215 us at -O2, 56-70 us at
+# -O3 (2026-12-02; memcpy of 1 MiB: 42-79 us).
+$(BUILD)/mpi/op.o: CFLAGS += -O3
+
 $(LIBDIR)/libmpi.a: $(LIB_OBJS)
 	@mkdir -p $(LIBDIR)
 	rm -f $@

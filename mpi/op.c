@@ -90,8 +90,8 @@ typedef void (*kernel_fn)(const void *in, void *inout, size_t n);
     static void name(const void *in_, void *io_, size_t n)                                   \
     {                                                                                        \
         if ((((uintptr_t)in_ | (uintptr_t)io_) & (alignof(T) - 1)) == 0) {                   \
-            const T *in = in_;                                                               \
-            T *io = io_;                                                                     \
+            const T *restrict in = in_;                                                      \
+            T *restrict io = io_;                                                            \
             for (size_t k = 0; k < n; k++) {                                                 \
                 T a = in[k], b = io[k];                                                      \
                 io[k] = (T)(EXPR);                                                           \
