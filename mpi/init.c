@@ -9,6 +9,7 @@
  */
 #include "mpi/core.h"
 #include "mpi/mpi3.h"
+#include "mpi/coll/coll.h"
 #include "mpi/coll/model.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -480,6 +481,7 @@ int MPI_Finalize(void)
     mpii_requests_finalize();
     mpii_op_finalize();
     mpii_datatype_finalize();
+    mpii_scratch_release();
     proto_destroy(mpii_g.p);
     mbcf_destroy(mpii_g.m);
     if (mpii_g.tl)

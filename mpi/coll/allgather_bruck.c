@@ -54,6 +54,6 @@ int mpii_allgather_bruck(const void *sendbuf, int sendcount, MPI_Datatype sendty
         rc = mpii_coll_copy(tmp, mpii_coll_at(recvbuf, rank * bext), recvcount * (p - rank), rdt);
     if (rc == MPI_SUCCESS && rank > 0)
         rc = mpii_coll_copy(mpii_coll_at(tmp, (p - rank) * bext), recvbuf, recvcount * rank, rdt);
-    free(tmp_base);
+    mpii_scratch_free(tmp_base);
     return rc;
 }

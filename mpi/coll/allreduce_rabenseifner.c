@@ -100,6 +100,6 @@ int mpii_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count, M
         else
             rc = mpii_send_ctx(recvbuf, count, dt, rank - 1, MPII_COLL_TAG_ALLREDUCE, comm, 1);
     }
-    free(tmp_base);
+    mpii_scratch_free(tmp_base);
     return rc;
 }

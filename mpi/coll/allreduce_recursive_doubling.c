@@ -107,6 +107,6 @@ int mpii_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int co
     }
 
 out_free_tmp:
-    free(tmp_base);
+    mpii_scratch_free(tmp_base);
     return rc;
 }

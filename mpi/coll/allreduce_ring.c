@@ -67,6 +67,6 @@ int mpii_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                                mpii_coll_block_len(count, p, rb), dt, left, MPII_COLL_TAG_ALLREDUCE, comm, 1,
                                MPI_STATUS_IGNORE);
     }
-    free(tmp_base);
+    mpii_scratch_free(tmp_base);
     return rc;
 }

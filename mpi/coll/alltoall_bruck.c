@@ -40,9 +40,9 @@ int mpii_alltoall_bruck(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
     if (b == 0)
         return MPI_SUCCESS;
-    tmp = malloc(b * (size_t)p);
-    sbuf = malloc(b * (size_t)(p / 2 + 1));
-    rbuf = malloc(b * (size_t)(p / 2 + 1));
+    tmp = mpii_scratch_alloc(b * (size_t)p);
+    sbuf = mpii_scratch_alloc(b * (size_t)(p / 2 + 1));
+    rbuf = mpii_scratch_alloc(b * (size_t)(p / 2 + 1));
     if (tmp == NULL || sbuf == NULL || rbuf == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -72,8 +72,8 @@ int mpii_alltoall_bruck(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         mpii_coll_unpack(tmp + (size_t)i * b, mpii_coll_at(recvbuf, ((rank - i + p) % p) * rbext), recvcount,
                          recvtype);
 out:
-    free(rbuf);
-    free(sbuf);
-    free(tmp);
+    mpii_scratch_free(rbuf);
+    mpii_scratch_free(sbuf);
+    mpii_scratch_free(tmp);
     return rc;
 }

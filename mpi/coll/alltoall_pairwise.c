@@ -83,7 +83,7 @@ int mpii_alltoall_pairwise(const void *sendbuf, int sendcount, MPI_Datatype send
 out_free_saved:
     if (saved_base != NULL)
         for (int j = 0; j < p; j++)
-            free(saved_base[j]);
+            mpii_scratch_free(saved_base[j]);
     free(saved_base);
     free(saved);
     return rc;

@@ -83,7 +83,7 @@ int mpii_alltoallv_pairwise(const void *sendbuf, const int *sendcounts, const in
 out_free_saved:
     if (saved_base != NULL)
         for (int j = 0; j < p; j++)
-            free(saved_base[j]);
+            mpii_scratch_free(saved_base[j]);
     free(saved_base);
     free(saved);
     return rc;

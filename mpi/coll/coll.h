@@ -113,9 +113,20 @@ int mpii_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int co
 
 /* Allocate room for `count` elements of dt laid out as in a user buffer (so
  * the datatype can be used on it for sends, receives and mpii_op_apply).
- * *buf_p is the pointer to use, *base_p the one to free(). Count 0 gives a
+ * *buf_p is the pointer to use, *base_p the one to mpii_scratch_free(). Count 0
+ * gives a
  * valid, unusable pointer. MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int mpii_coll_tmp_alloc(int count, const mpii_datatype_t *dt, void **buf_p, void **base_p);
+
+/* Scratch memory of the collectives: a few blocks are kept between calls
+ * (up to MPII_SCRATCH_KEEP bytes each), so a collective that needs a
+ * temporary vector neither calls mmap nor page-faults it in again. Free
+ * with mpii_scratch_free (NULL is ignored); mpii_scratch_release at
+ * MPI_Finalize returns the kept blocks. Not thread-safe (the library
+ * serves one thread at a time). */
+void *mpii_scratch_alloc(size_t n);
+void mpii_scratch_free(void *p);
+void mpii_scratch_release(void);
 
 /* Copy `count` elements of dt from src to dst (both laid out by dt); touches
  * only the bytes of the type map in dst. No-op when src == dst.

@@ -55,12 +55,12 @@ int mpii_coll_local_copy(const void *sbuf, int scount, MPI_Datatype sdt, void *r
         memmove(mpii_coll_at(rbuf, r->true_lb), mpii_coll_at(sbuf, s->true_lb), sbytes);
         return MPI_SUCCESS;
     }
-    packed = malloc(sbytes);
+    packed = mpii_scratch_alloc(sbytes);
     if (packed == NULL)
         return MPI_ERR_NO_MEM;
     mpii_datatype_pack(sbuf, (size_t)scount, s, packed);
     mpii_datatype_unpack(packed, sbytes, rbuf, (size_t)rcount, r);
-    free(packed);
+    mpii_scratch_free(packed);
     return MPI_SUCCESS;
 }
 
@@ -508,7 +508,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         if (rc == MPI_SUCCESS)
             rc = mpii_coll_copy(recvbuf, saved, recvcount * c->size, rdt);
         if (rc != MPI_SUCCESS) {
-            free(saved_base);
+            mpii_scratch_free(saved_base);
             return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_ALLTOALL, algo), rc);
         }
         sendbuf = saved;
@@ -516,7 +516,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         sendtype = recvtype;
     }
     rc = alltoall_algos[algo](sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
-    free(saved_base);
+    mpii_scratch_free(saved_base);
     if (rc != MPI_SUCCESS)
         return algo_failed(c, fn, mpii_coll_algo_name(MPII_COLL_ALLTOALL, algo), rc);
     return MPI_SUCCESS;

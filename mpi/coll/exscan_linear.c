@@ -58,6 +58,6 @@ int mpii_exscan_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     }
 
 out_free_next:
-    free(next_base);
+    mpii_scratch_free(next_base);
     return rc;
 }

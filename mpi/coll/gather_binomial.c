@@ -66,7 +66,7 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         if (root == 0 && rdt->contig) {
             data = mpii_coll_at(recvbuf, rdt->true_lb);
         } else {
-            tmp = malloc((size_t)p * blk);
+            tmp = mpii_scratch_alloc((size_t)p * blk);
             if (tmp == NULL)
                 return MPI_ERR_NO_MEM;
             data = tmp;
@@ -80,7 +80,7 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         if (nsub == 1)
             return mpii_send_ctx(sendbuf, sendcount, sendtype, (vrank - low + root) % p, MPII_COLL_TAG_GATHER,
                                  comm, 1);
-        tmp = malloc((size_t)nsub * blk);
+        tmp = mpii_scratch_alloc((size_t)nsub * blk);
         if (tmp == NULL)
             return MPI_ERR_NO_MEM;
         data = tmp;
@@ -126,6 +126,6 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
     }
 
 out_free_tmp:
-    free(tmp);
+    mpii_scratch_free(tmp);
     return rc;
 }

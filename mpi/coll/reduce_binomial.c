@@ -89,8 +89,8 @@ int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Data
             break; /* the next mask would be >= p (and could overflow) */
     }
 
-    free(tmp_base);
+    mpii_scratch_free(tmp_base);
 out_free_acc:
-    free(acc_base);
+    mpii_scratch_free(acc_base);
     return rc;
 }

@@ -92,7 +92,7 @@ int mpii_reduce_binomial_ordered(const void *sendbuf, void *recvbuf, int count, 
     else if (rank == root)
         rc = mpii_recv_ctx(recvbuf, count, dt, 0, MPII_COLL_TAG_REDUCE, comm, 1, MPI_STATUS_IGNORE);
 out:
-    free(tmp_base);
-    free(acc_base);
+    mpii_scratch_free(tmp_base);
+    mpii_scratch_free(acc_base);
     return rc;
 }

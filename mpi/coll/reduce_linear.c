@@ -89,8 +89,8 @@ int mpii_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
             mpii_op_apply(op, tmp, recvbuf, count, dt);
     }
 
-    free(tmp_base);
+    mpii_scratch_free(tmp_base);
 out_free_own_copy:
-    free(own_copy_base);
+    mpii_scratch_free(own_copy_base);
     return rc;
 }

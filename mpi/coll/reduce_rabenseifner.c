@@ -104,7 +104,7 @@ int mpii_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count, MPI_
         return rc;
     rc = mpii_coll_tmp_alloc(count, dtp, &tmp, &tmp_base);
     if (rc != MPI_SUCCESS) {
-        free(acc_base);
+        mpii_scratch_free(acc_base);
         return rc;
     }
     rc = mpii_coll_copy(in, acc, count, dtp);
@@ -161,7 +161,7 @@ int mpii_reduce_rabenseifner(const void *sendbuf, void *recvbuf, int count, MPI_
         rc = mpii_recv_ctx(recvbuf, count, dt, owner, MPII_COLL_TAG_REDUCE, comm, 1, MPI_STATUS_IGNORE);
 
 out:
-    free(tmp_base);
-    free(acc_base);
+    mpii_scratch_free(tmp_base);
+    mpii_scratch_free(acc_base);
     return rc;
 }

@@ -73,7 +73,7 @@ int mpii_reduce_scatter_basic(const void *sendbuf, void *recvbuf, const int *rec
     if (rc == MPI_SUCCESS)
         rc = mpii_scatterv_linear(result, recvcounts, displs, dt, recvbuf, recvcounts[rank], dt, 0, comm);
 
-    free(result_base);
+    mpii_scratch_free(result_base);
 out_free_displs:
     free(displs);
     return rc;

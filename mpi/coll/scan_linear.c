@@ -48,7 +48,7 @@ int mpii_scan_linear(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
         rc = mpii_recv_ctx(prefix, count, dt, rank - 1, MPII_COLL_TAG_SCAN, comm, 1, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
             mpii_op_apply(op, prefix, recvbuf, count, dt);
-        free(prefix_base);
+        mpii_scratch_free(prefix_base);
     }
     if (rc == MPI_SUCCESS && rank < p - 1)
         rc = mpii_send_ctx(recvbuf, count, dt, rank + 1, MPII_COLL_TAG_SCAN, comm, 1);

@@ -70,7 +70,7 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
         if (root == 0 && sdt->contig) {
             data = mpii_coll_at(sendbuf, sdt->true_lb);
         } else {
-            tmp = malloc((size_t)p * blk);
+            tmp = mpii_scratch_alloc((size_t)p * blk);
             if (tmp == NULL)
                 return MPI_ERR_NO_MEM;
             for (int v = 1; v < p; v++) {
@@ -92,7 +92,7 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
         if (nsub == 1)
             return mpii_recv_ctx(recvbuf, recvcount, recvtype, parent, MPII_COLL_TAG_SCATTER, comm, 1,
                                  MPI_STATUS_IGNORE);
-        tmp = malloc((size_t)nsub * blk);
+        tmp = mpii_scratch_alloc((size_t)nsub * blk);
         if (tmp == NULL)
             return MPI_ERR_NO_MEM;
         rc = mpii_recv_ctx(tmp, (int)((size_t)nsub * blk), MPI_BYTE, parent, MPII_COLL_TAG_SCATTER, comm, 1,
@@ -130,6 +130,6 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
     if (rc == MPI_SUCCESS)
         rc = wrc;
 out_free_tmp:
-    free(tmp);
+    mpii_scratch_free(tmp);
     return rc;
 }
