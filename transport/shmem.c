@@ -90,6 +90,7 @@
 #define SHM_TABLE_SLOTS (1u << SHM_TABLE_BITS)
 #define SHM_CMA_MIN ((size_t)32 << 10) /* smaller writes go through the ring (no system call) */
 #define SHM_BATCH 32                   /* messages per progress call */
+#define SHM_FRAG_MIN ((size_t)8 << 10) /* smallest fragment a write is cut into */
 #define SHM_MAX_WRITE ((size_t)1 << 30)
 
 enum {
@@ -402,9 +403,25 @@ static int shm_push_notify(tl_shmem_t *t, shm_peer_t *p, uint32_t data)
     return 1;
 }
 
+/* Fragment size of a write of len bytes: about a quarter of it, between
+ * SHM_FRAG_MIN and frag_max, so that even a mid-sized write is a pipeline
+ * (the target copies one fragment out while the sender copies the next
+ * in). With frag_max (64 KiB) for every write, a write of 64 KiB or less
+ * was one fragment, copied in and then out one after the other. */
+static inline size_t shm_frag_size(const tl_shmem_t *t, size_t len)
+{
+    size_t f = (len / 4 + SHM_LINE - 1) & ~(size_t)(SHM_LINE - 1);
+
+    if (f < SHM_FRAG_MIN)
+        f = SHM_FRAG_MIN;
+    return f < t->frag_max ? f : t->frag_max;
+}
+
 /* Push as many fragments of w as fit. Returns 1 when the last one is in. */
 static int shm_push_write(tl_shmem_t *t, shm_peer_t *p, shm_wop_t *w)
 {
+    size_t frag = shm_frag_size(t, w->len);
+
     while (w->done < w->len || !w->pushed_one) {
         size_t n = w->len - w->done, total;
         shm_whdr_t wh;
@@ -412,8 +429,8 @@ static int shm_push_write(tl_shmem_t *t, shm_peer_t *p, shm_wop_t *w)
         uint64_t pos;
         int last;
 
-        if (n > t->frag_max)
-            n = t->frag_max;
+        if (n > frag)
+            n = frag;
         total = align_line(SHM_WHDR + n);
         pos = shm_reserve(t, p, total);
         if (pos == UINT64_MAX) {
