@@ -35,8 +35,8 @@
  *     # provider <name>, measured <date> by bench/plogp
  *     L <us>
  *     gamma <us per byte>
- *     # m_bytes  os_us  or_us  g_us
- *     1 0.30 0.35 0.50
+ *     # m_bytes  os_us  or_us  g_us  rtt_us
+ *     1 0.30 0.35 0.50 1.20
  *     ...
  * and with --csv FILE also m,os_us,or_us,g_us,rtt_us (m = 0 included).
  *
@@ -319,9 +319,10 @@ int main(int argc, char **argv)
             fprintf(f, "L %.3f\n", L);
             if (gamma > 0)
                 fprintf(f, "gamma %.6f\n", gamma);
-            fprintf(f, "# m_bytes  os_us  or_us  g_us\n");
+            fprintf(f, "# m_bytes  os_us  or_us  g_us  rtt_us\n");
             for (int k = 1; k < nsizes; k++)
-                fprintf(f, "%ld %.3f %.3f %.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR], res[k][Q_G]);
+                fprintf(f, "%ld %.3f %.3f %.3f %.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR], res[k][Q_G],
+                        res[k][Q_RTT]);
             if (f != stdout && fclose(f) != 0) {
                 perror(out);
                 rc = 1;

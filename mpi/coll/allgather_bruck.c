@@ -12,7 +12,9 @@
  *     P = 5, rank 0 holds after each step:  [0] -> [0 1] -> [0 1 2 3] -> [0 1 2 3 4]
  *
  * Cost (pLogP: L, g; P ranks, m bytes per block, gamma local copy per byte):
- *   T = sum_{j: 2^j < P} (g(min(2^j, P - 2^j) m) + L) + P m gamma
+ *   T = sum_{j: 2^j < P} (x(min(2^j, P - 2^j) m) + L) + P m gamma
+ *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
+ *   sends and receives at once: see mpi/coll/model.c).
  *   ceil(log2 P) latencies for any P, at the price of the final copy.
  *
  * Limits:

@@ -9,7 +9,9 @@
  *   which lie next to them; the range held doubles every round.
  *
  * Cost (pLogP: L, g; P ranks, m bytes per block):
- *   T = sum_{j=0}^{log2 P - 1} (g(2^j m) + L)
+ *   T = sum_{j=0}^{log2 P - 1} (x(2^j m) + L)
+ *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
+ *   sends and receives at once: see mpi/coll/model.c).
  *   log2 P latencies (the ring's P - 1 for small m), the same bytes.
  *
  * Limits:

@@ -19,9 +19,11 @@
  *
  * Cost (pLogP: L latency, g(m) gap of an m-byte message, P ranks, m the
  * block size):
- *   T = (P - 1) * (L + g(m)); every rank sends and receives P - 1 blocks,
- *   each link carries each block once: bandwidth-optimal, latency linear in
- *   P (recursive doubling or Bruck would take log2 P steps for small m).
+ *   T = (P - 1) * (L + x(m)), where x(m) = max(g(m), o_s(m) + o_r(m)) is an
+ *   exchange step's cost (each rank sends and receives at once: see
+ *   mpi/coll/model.c). Every rank sends and receives P - 1 blocks, each
+ *   link carries each block once: bandwidth-optimal, latency linear in P
+ *   (recursive doubling or Bruck would take log2 P steps for small m).
  *
  * Limits:
  *   Intracommunicators only; any P. No temporary buffer. Steps are

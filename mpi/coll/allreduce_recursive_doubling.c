@@ -23,8 +23,10 @@
  *
  * Cost (pLogP: L latency, g(m) gap of an m-byte message, P ranks, gamma the
  * local reduction time per byte, not a pLogP parameter):
- *   T = log2 P' * (L + g(m) + gamma * m)            when P = P'
+ *   T = log2 P' * (L + x(m) + gamma * m)            when P = P'
  *     + 2 * (L + g(m)) + gamma * m                  more when P != P'
+ *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
+ *   sends and receives at once: see mpi/coll/model.c).
  *   Each round moves the full m bytes both ways, so for large m a
  *   reduce-scatter + allgather (Rabenseifner) would move about 2m instead of
  *   m log2 P per rank.

@@ -13,7 +13,9 @@
  *
  * Cost (pLogP: L, g; P ranks, m bytes per block, n_j the number of indices
  * in 0..P-1 with bit j set (about P/2), gamma local copy per byte):
- *   T = sum_{j: 2^j < P} (g(n_j m) + L + 2 n_j m gamma) + 2 P m gamma
+ *   T = sum_{j: 2^j < P} (x(n_j m) + L + 2 n_j m gamma) + 2 P m gamma
+ *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
+ *   sends and receives at once: see mpi/coll/model.c).
  *   ceil(log2 P) latencies instead of P - 1, but every block travels
  *   log2 P / 2 times on average: a win only for short blocks.
  *

@@ -19,7 +19,9 @@
  *
  * Cost (pLogP: L latency, g(m) gap of an m-byte message, P ranks, m the
  * block size):
- *   T = (P - 1) * (L + g(m)); each step waits for the slowest pair. The
+ *   T = (P - 1) * (L + x(m)); each step waits for the slowest pair.
+ *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
+ *   sends and receives at once: see mpi/coll/model.c). The
  *   rotated direct exchange (all at once) overlaps the steps for small m;
  *   Bruck needs only log2 P steps for very small m.
  *

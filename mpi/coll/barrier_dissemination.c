@@ -14,7 +14,8 @@
  *               3->4 4->0         3->0 4->1         3->2 4->3
  *
  * Cost (pLogP: L latency, g(m) gap of an m-byte message, P ranks):
- *   T = ceil(log2 P) * (L + g(0)); every rank sends and receives
+ *   T = ceil(log2 P) * (L + x(1)), x the exchange step of mpi/coll/model.c
+ *   (max(g, o_s + o_r)); every rank sends and receives
  *   ceil(log2 P) empty messages, all rounds fully parallel.
  *
  * Limits:

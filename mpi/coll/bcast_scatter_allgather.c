@@ -14,7 +14,9 @@
  *      and receives chunk v - i - 1 from v - 1 (mod P).
  *
  * Cost (pLogP: L latency, g(x) gap of x bytes, P ranks, m bytes in all):
- *   T = sum_{j=0}^{ceil(log2 P)-1} (g(2^j m/P) + L) + (P - 1) * (g(m/P) + L)
+ *   T = sum_{j=0}^{ceil(log2 P)-1} (g(2^j m/P) + L) + (P - 1) * (x(m/P) + L)
+ *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
+ *   sends and receives at once: see mpi/coll/model.c).
  *   Every rank sends and receives about 2m bytes instead of m log2 P, so it
  *   wins for large m; the P - 1 ring steps cost latency for small m.
  *

@@ -76,11 +76,34 @@ static unsigned generation = 1;
  * against 49). A step costs L + x(m).
  */
 #define XCH(x) xch(pp, (x))
+/*
+ * A message on the critical path costs HOP(m) = max(g(m) + L, RTT(m)/2)
+ * (mpii_plogp_hop): pLogP's g(m) + L, unless the measured ping-pong says a
+ * lone message takes longer, as it does over shm for small m (1 KiB: 0.95
+ * us one way against g + L = 0.48); an exchange step costs XHOP(m) =
+ * max(x(m) + L, HOP(m)). Messages that follow one another from the same
+ * sender add g(m) each.
+ */
+#define HOP(x) mpii_plogp_hop(pp, (x))
+#define XHOP(x) xhop(pp, (x))
 
 static double xch(const mpii_plogp_t *pp, double m)
 {
     double g = G(m), cpu = OS(m) + OR(m);
     return g > cpu ? g : cpu;
+}
+
+static double xhop(const mpii_plogp_t *pp, double m)
+{
+    double x = XCH(m) + LAT, h = HOP(m);
+    return x > h ? x : h;
+}
+
+/* n messages of m bytes from one sender, back to back: the last arrives
+ * after (n - 1) g(m) + HOP(m) */
+static double fan(const mpii_plogp_t *pp, int n, double m)
+{
+    return n > 0 ? (n - 1) * G(m) + HOP(m) : 0.0;
 }
 
 static int ceil_log2(int p)
@@ -108,20 +131,20 @@ static double c_barrier_dissemination(const mpii_plogp_t *pp, int P, double m, d
 {
     (void)m;
     (void)s;
-    return ceil_log2(P) * (XCH(1) + LAT);
+    return ceil_log2(P) * XHOP(1);
 }
 
 /* --- bcast --- */
 static double c_bcast_binomial(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return ceil_log2(P) * (G(m) + LAT);
+    return ceil_log2(P) * HOP(m);
 }
 
 static double c_bcast_flat(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return (P - 1) * G(m) + LAT;
+    return fan(pp, P - 1, m);
 }
 
 /* The pipeline's steady-state step per segment at an inner rank that
@@ -136,7 +159,7 @@ static double pipe_step(const mpii_plogp_t *pp, double s, int d)
 static double c_bcast_chain(const mpii_plogp_t *pp, int P, double m, double s)
 {
     double k = m > s && s > 0 ? ceil(m / s) : 1.0;
-    return (P - 1) * (G(s) + LAT) + (k - 1) * (P > 2 ? pipe_step(pp, s, 1) : G(s));
+    return (P - 1) * HOP(s) + (k - 1) * (P > 2 ? pipe_step(pp, s, 1) : G(s));
 }
 
 static double c_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
@@ -144,7 +167,7 @@ static double c_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
     double k = m > s && s > 0 ? ceil(m / s) : 1.0;
     int h = floor_log2(P); /* depth of the deepest rank P-1 */
     int d = P > 2 ? 2 : 1; /* children per inner node */
-    return h * (d * G(s) + LAT) + (k - 1) * (P > 3 ? pipe_step(pp, s, d) : d * G(s));
+    return h * fan(pp, d, s) + (k - 1) * (P > 3 ? pipe_step(pp, s, d) : d * G(s));
 }
 
 /* binomial scatter of m/P blocks: level j carries 2^j blocks */
@@ -152,27 +175,27 @@ static double binomial_scatter(const mpii_plogp_t *pp, int P, double block)
 {
     double t = 0.0;
     for (int j = 0; j < ceil_log2(P); j++)
-        t += G((double)(1 << j) * block) + LAT;
+        t += HOP((double)(1 << j) * block);
     return t;
 }
 
 static double c_bcast_scatter_allgather(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return binomial_scatter(pp, P, m / P) + (P - 1) * (XCH(m / P) + LAT);
+    return binomial_scatter(pp, P, m / P) + (P - 1) * XHOP(m / P);
 }
 
 /* --- reduce / allreduce --- */
 static double c_reduce_binomial(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return ceil_log2(P) * (G(m) + LAT + pp->gamma * m);
+    return ceil_log2(P) * (HOP(m) + pp->gamma * m);
 }
 
 static double c_reduce_linear(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return (P - 1) * (G(m) + pp->gamma * m) + LAT;
+    return fan(pp, P - 1, m) + (P - 1) * pp->gamma * m;
 }
 
 /* fold-in (and, for allreduce, fold-out) of the P - P' extra ranks */
@@ -180,7 +203,7 @@ static double fold(const mpii_plogp_t *pp, int P, double m, int both)
 {
     if (mpii_coll_pof2_floor(P) == P)
         return 0.0;
-    return (both ? 2 : 1) * (G(m) + LAT) + pp->gamma * m;
+    return (both ? 2 : 1) * HOP(m) + pp->gamma * m;
 }
 
 /* recursive halving over P' ranks: round j moves m / 2^j, both ways
@@ -191,7 +214,7 @@ static double halving(const mpii_plogp_t *pp, int P, double m, int combine, int 
     double t = 0.0;
     for (int j = 1; (1 << j) <= pof2; j++) {
         double b = m / (1 << j);
-        t += (exchange ? XCH(b) : G(b)) + LAT + (combine ? pp->gamma * b : 0.0);
+        t += (exchange ? XHOP(b) : HOP(b)) + (combine ? pp->gamma * b : 0.0);
     }
     return t;
 }
@@ -205,7 +228,7 @@ static double c_reduce_rabenseifner(const mpii_plogp_t *pp, int P, double m, dou
 static double c_allreduce_recursive_doubling(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return floor_log2(P) * (XCH(m) + LAT + pp->gamma * m) + fold(pp, P, m, 1);
+    return floor_log2(P) * (XHOP(m) + pp->gamma * m) + fold(pp, P, m, 1);
 }
 
 static double c_allreduce_reduce_bcast(const mpii_plogp_t *pp, int P, double m, double s)
@@ -230,7 +253,7 @@ static double c_allreduce_rabenseifner(const mpii_plogp_t *pp, int P, double m, 
 static double c_allreduce_ring(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return 2 * (P - 1) * (XCH(m / P) + LAT) + (P - 1) * pp->gamma * m / P;
+    return 2 * (P - 1) * XHOP(m / P) + (P - 1) * pp->gamma * m / P;
 }
 
 /* --- scatter / gather (m = one block) --- */
@@ -243,14 +266,14 @@ static double c_scatter_binomial(const mpii_plogp_t *pp, int P, double m, double
 static double c_scatter_flat(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return (P - 1) * G(m) + LAT;
+    return fan(pp, P - 1, m);
 }
 
 /* --- allgather (m = one block) --- */
 static double c_allgather_ring(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return (P - 1) * (XCH(m) + LAT);
+    return (P - 1) * XHOP(m);
 }
 
 static double c_allgather_recursive_doubling(const mpii_plogp_t *pp, int P, double m, double s)
@@ -258,7 +281,7 @@ static double c_allgather_recursive_doubling(const mpii_plogp_t *pp, int P, doub
     (void)s;
     double t = 0.0;
     for (int j = 0; j < ceil_log2(P); j++)
-        t += XCH((double)(1 << j) * m) + LAT;
+        t += XHOP((double)(1 << j) * m);
     return t;
 }
 
@@ -268,7 +291,7 @@ static double c_allgather_bruck(const mpii_plogp_t *pp, int P, double m, double 
     double t = 0.0;
     for (int j = 0; (1 << j) < P; j++) {
         int blocks = (1 << j) < P - (1 << j) ? (1 << j) : P - (1 << j);
-        t += XCH(blocks * m) + LAT;
+        t += XHOP(blocks * m);
     }
     /* the final rotation copies every block once more */
     return t + P * m * pp->gamma;
@@ -282,7 +305,7 @@ static double a2a_lower(const mpii_plogp_t *pp, int P, double m)
 
 static double a2a_upper(const mpii_plogp_t *pp, int P, double m)
 {
-    return (P - 1) * G(m) + LAT;
+    return fan(pp, P - 1, m);
 }
 
 /* c of the way from the smaller bound to the larger (with shm the CPU
@@ -309,7 +332,7 @@ static double c_alltoall_direct(const mpii_plogp_t *pp, int P, double m, double 
 static double c_alltoall_pairwise(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return (P - 1) * (XCH(m) + LAT);
+    return (P - 1) * XHOP(m);
 }
 
 static double c_alltoall_bruck(const mpii_plogp_t *pp, int P, double m, double s)
@@ -320,7 +343,7 @@ static double c_alltoall_bruck(const mpii_plogp_t *pp, int P, double m, double s
         int blocks = 0; /* blocks whose index has bit j set */
         for (int i = 0; i < P; i++)
             blocks += (i >> j) & 1;
-        t += XCH(blocks * m) + LAT + 2 * blocks * m * pp->gamma;
+        t += XHOP(blocks * m) + 2 * blocks * m * pp->gamma;
     }
     /* two local rotations of all P blocks */
     return t + 2 * P * m * pp->gamma;
@@ -335,7 +358,7 @@ static double c_reduce_scatter_basic(const mpii_plogp_t *pp, int P, double m, do
 static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return (P - 1) * (G(m) + LAT + pp->gamma * m);
+    return (P - 1) * (HOP(m) + pp->gamma * m);
 }
 
 /* ------------------------------------------------------------------ */

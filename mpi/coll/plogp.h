@@ -10,9 +10,14 @@
  *     # mbmpi pLogP parameters v1
  *     # provider <name>, measured <date> by bench/plogp
  *     L <microseconds>
- *     # m_bytes  os_us  or_us  g_us
- *     1 0.30 0.35 0.50
+ *     # m_bytes  os_us  or_us  g_us  [rtt_us]
+ *     1 0.30 0.35 0.50 [1.2]
  *     ...                          (m strictly increasing)
+ *
+ * The optional fifth column, on every row or on none, is the measured
+ * ping-pong round trip RTT(m): model.c takes a message's latency as the
+ * larger of g(m) + L and RTT(m) / 2 (over shm a lone 1 KiB message takes
+ * 0.95 us one way, while a stream of them leaves one every g = 0.26 us).
  *
  * Three optional keyword lines may follow L (mbmpi extensions, defaults in
  * brackets): "contention <ratio>" [0.5], where all-to-all lies between its
@@ -48,6 +53,8 @@ typedef struct mpii_plogp {
     double os[MPII_PLOGP_MAX_ROWS];
     double or_[MPII_PLOGP_MAX_ROWS];
     double g[MPII_PLOGP_MAX_ROWS];
+    double rtt[MPII_PLOGP_MAX_ROWS]; /* when have_rtt */
+    int have_rtt;
     char origin[256]; /* file name or "built-in shm" */
 } mpii_plogp_t;
 
@@ -62,6 +69,9 @@ int mpii_plogp_load_file(const char *path, mpii_plogp_t *p, char *err, size_t er
 double mpii_plogp_os(const mpii_plogp_t *p, double m);
 double mpii_plogp_or(const mpii_plogp_t *p, double m);
 double mpii_plogp_g(const mpii_plogp_t *p, double m);
+/* One m-byte message's latency: max(g(m) + L, RTT(m) / 2), or g(m) + L
+ * when the file has no rtt_us column. */
+double mpii_plogp_hop(const mpii_plogp_t *p, double m);
 
 /* The built-in parameter files (mpi/coll/plogp_defaults.c, generated). */
 extern const char mpii_plogp_default_shm[];

@@ -20,8 +20,10 @@
  *
  * Cost (pLogP: L, g; P ranks, m bytes, gamma the cost of combining a byte):
  *   T = [P != P'] (g(m) + L + gamma m)
- *     + sum_{j=1}^{log2 P'} (g(m/2^j) + L + gamma m/2^j)     reduce-scatter
+ *     + sum_{j=1}^{log2 P'} (x(m/2^j) + L + gamma m/2^j)     reduce-scatter
  *     + sum_{j=1}^{log2 P'} (g(m/2^j) + L)                   gather
+ *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
+ *   sends and receives at once: see mpi/coll/model.c).
  *   (the final hop to a root other than new rank 0 is not modelled.) About
  *   2m bytes per rank instead of the binomial tree's m log2 P: wins for
  *   large m, loses to the binomial tree's log2 P latencies for small m.

@@ -58,6 +58,10 @@ printf '# mbmpi pLogP parameters v1\nL 1\n4 1 1 1\n2 1 1 1\n' >"$tmp/ord.plogp"
 check "unsorted sizes" fail "increasing" "$tmp/ord.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1\n' >"$tmp/fld.plogp"
 check "three fields" fail "line 3" "$tmp/fld.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 2\n2 1 1 1 2\n' >"$tmp/rtt.plogp"
+check "rtt_us column" ok "" "$tmp/rtt.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 2\n2 1 1 1\n' >"$tmp/rtt2.plogp"
+check "rtt_us on some rows only" fail "every row or on none" "$tmp/rtt2.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nwake 2.5\n1 1 1 1\n2 1 1 1\n' >"$tmp/wake.plogp"
 check "wake line" ok "" "$tmp/wake.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nwake -2\n1 1 1 1\n2 1 1 1\n' >"$tmp/wakeneg.plogp"
@@ -109,11 +113,13 @@ fi
 # more ranks than CPUs: every hop costs a wake-up (the pLogP file's "wake"
 # x extra ranks per CPU), so short Bcasts take the flat tree (one hop);
 # with wake 0 the same model takes the binomial tree (fewer sends at the
-# root), so the term is what decides.
+# root), so the term is what decides. A made-up network (L = g = 1 us for
+# every size) where binomial (3 hops of 2 us) beats flat (7 sends + L) and
+# a wake-up of 100 us per extra rank per CPU turns that round.
 if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
-    sed 's/^wake .*//' mpi/coll/params/shm.plogp >"$tmp/wake0.plogp"
-    echo "wake 0" >>"$tmp/wake0.plogp"
-    with=$(bcast_picks 8:64 8 MBMPI_PLOGP_FILE=mpi/coll/params/shm.plogp)
+    printf '# mbmpi pLogP parameters v1\nL 1\nwake 100\n1 0.5 0.5 1\n4194304 0.5 0.5 1\n' >"$tmp/wake100.plogp"
+    sed 's/^wake .*/wake 0/' "$tmp/wake100.plogp" >"$tmp/wake0.plogp"
+    with=$(bcast_picks 8:64 8 MBMPI_PLOGP_FILE="$tmp/wake100.plogp")
     without=$(bcast_picks 8:64 8 MBMPI_PLOGP_FILE="$tmp/wake0.plogp")
     [ "$with" = "flat flat " ] && [ "$without" = "binomial binomial " ]
     report $? "8 ranks on $(nproc) CPUs: Bcast 8-64 B picks '$with' with the wake-up term, '$without' without (want flat / binomial)"
