@@ -53,8 +53,10 @@ static void set_over_model(void)
 
     oversubscribed = k > 1.0;
     over_model = model;
-    if (oversubscribed)
+    if (oversubscribed) {
         over_model.L += model.wake * (k - 1.0);
+        over_model.msg_extra = model.turn;
+    }
 }
 /* bumped by every force: cached choices made before are stale */
 static unsigned generation = 1;
@@ -379,7 +381,7 @@ static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
 /* 0.7-1.2 ms from the pLogP formulas alone (they assume a CPU per rank)  */
 /* and 4.8 ms from this bound.                                            */
 
-#define MSGW(x) (OS(x) + OR(x))
+#define MSGW(x) (OS(x) + OR(x) + pp->msg_extra)
 
 /* k messages of s to each of the P - 1 non-roots (unsegmented when
  * oversubscribed, see eval) */
@@ -603,7 +605,7 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
 {
     double t = a->cost(pm, P, m, s);
     if (oversubscribed && a->work) {
-        double w = a->work(&model, P, m, s) / host_cpus;
+        double w = a->work(pm, P, m, s) / host_cpus;
         if (w > t)
             t = w;
     }

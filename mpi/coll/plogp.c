@@ -43,6 +43,7 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
     p->contention = 0.5;
     p->gamma = 0.0005;
     p->wake = MPII_PLOGP_WAKE_DEFAULT;
+    p->turn = 1.0;
     snprintf(p->origin, sizeof(p->origin), "%s", origin);
     while (*s != '\0') {
         char line[512];
@@ -74,7 +75,7 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
         if (ntok == 0)
             continue;
         if (!strcmp(tok[0], "L") || !strcmp(tok[0], "contention") || !strcmp(tok[0], "gamma") ||
-            !strcmp(tok[0], "wake")) {
+            !strcmp(tok[0], "wake") || !strcmp(tok[0], "turn")) {
             double v;
             if (ntok != 2 || number(tok[1], &v) != 0)
                 return fail(err, errlen, lineno, "expected \"<keyword> <non-negative number>\"");
@@ -87,6 +88,8 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
                 p->contention = v;
             } else if (!strcmp(tok[0], "wake")) {
                 p->wake = v;
+            } else if (!strcmp(tok[0], "turn")) {
+                p->turn = v;
             } else {
                 p->gamma = v;
             }

@@ -23,9 +23,10 @@
  * brackets): "contention <ratio>" [0.5], where all-to-all lies between its
  * lower (overlapped) and upper (serialised) bound (the seed's network
  * "signature"), "gamma <us per byte>" [0.0005], the local cost of
- * combining one byte in a reduction, and "wake <us>" [3.3], what a hop
+ * combining one byte in a reduction, "wake <us>" [3.3], what a hop
  * costs more per extra rank per CPU when the host runs more ranks than CPUs
- * (model.c). Lines starting with '#' are comments.
+ * (model.c), and "turn <us>" [1.0], the CPU time a received message costs
+ * beyond o_r in that case. Lines starting with '#' are comments.
  * Between rows the functions are interpolated linearly, below the first row
  * the first row holds, above the last the last slope is extended.
  */
@@ -48,6 +49,12 @@ typedef struct mpii_plogp {
     /* us per message hop and per extra rank per CPU when the host runs more
      * ranks than CPUs (model.c: oversubscription) */
     double wake;
+    /* us of CPU time per message received, beyond o_r, when the host runs
+     * more ranks than CPUs ("turn" line): the receiver's scheduling turn
+     * (and for tcp the kernel's receive path). model.c adds it to every
+     * message of its CPU-work bound, through msg_extra. */
+    double turn;
+    double msg_extra; /* set by model.c (0 from the parser) */
     int nrows;
     double m[MPII_PLOGP_MAX_ROWS];
     double os[MPII_PLOGP_MAX_ROWS];

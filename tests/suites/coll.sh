@@ -66,6 +66,10 @@ printf '# mbmpi pLogP parameters v1\nL 1\nwake 2.5\n1 1 1 1\n2 1 1 1\n' >"$tmp/w
 check "wake line" ok "" "$tmp/wake.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nwake -2\n1 1 1 1\n2 1 1 1\n' >"$tmp/wakeneg.plogp"
 check "negative wake" fail "line 3" "$tmp/wakeneg.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\nturn 2\n1 1 1 1\n2 1 1 1\n' >"$tmp/turn.plogp"
+check "turn line" ok "" "$tmp/turn.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\nturn x\n1 1 1 1\n2 1 1 1\n' >"$tmp/turnbad.plogp"
+check "turn not a number" fail "line 3" "$tmp/turnbad.plogp"
 
 # the issue's check: at P = 8 a Bcast of 8 B and one of 4 MiB pick different
 # algorithms, each printed with its predicted time and runner-up
