@@ -379,7 +379,9 @@ static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
 /* the CPUs, so no algorithm ends before work / CPUs (timed). Measured at */
 /* P = 8 on 2 CPUs (mbshm, Alltoall of 1 MiB blocks): 11.4 ms, against    */
 /* 0.7-1.2 ms from the pLogP formulas alone (they assume a CPU per rank)  */
-/* and 4.8 ms from this bound.                                            */
+/* and 4.8 ms from this bound. Each message received also costs its       */
+/* receiver a scheduling turn then (the file's "turn", msg_extra): short  */
+/* Alltoalls at P = 4..8 on 2 CPUs took 2-3x their pLogP time without it. */
 
 #define MSGW(x) (OS(x) + OR(x) + pp->msg_extra)
 
