@@ -28,7 +28,13 @@
  * the binomial tree, whose one temporary faulted less.
  */
 #define MPII_SCRATCH_SLOTS 8
+/* Under AddressSanitizer nothing is kept, so that a use of a temporary
+ * after its free is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MPII_SCRATCH_KEEP ((size_t)0)
+#else
 #define MPII_SCRATCH_KEEP ((size_t)64 << 20)
+#endif
 
 static struct {
     void *p;
