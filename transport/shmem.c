@@ -33,8 +33,9 @@
  * target may take 128 KiB pieces of the copy itself (process_vm_readv)
  * while it is polling anyway, so two cores copy; the writer never waits for
  * a target that is not running. Smaller writes, or all without CMA, are
- * fragments through the ring, pipelined: the sender fills the ring while
- * the target copies out (no system call).
+ * fragments through the ring (a quarter of the write each, 8-64 KiB),
+ * pipelined: the sender fills the ring while the target copies out (no
+ * system call).
  *
  * Ordering: everything to one peer leaves in issue order; while a write to
  * a peer is still being pushed into its ring, further sends and writes to it
@@ -56,7 +57,8 @@
  * as the rings within the noise (+-30 %), so it is not the default. Measured with bench/rtt and bench/bw on 2 cores
  * (2026-12-02): the rings' two pipelined copies (sender in, receiver out)
  * stream 4 MiB at 6.3-6.8 GB/s against 4.4-5.5 with CMA, and a 64 KiB
- * ping-pong takes 10 us against 14; CMA with SHARE wins only a lone large
+ * ping-pong takes 10 us against 14 (7.3-8.4 us since writes are cut into
+ * quarter fragments, shm_frag_size); CMA with SHARE wins only a lone large
  * ping-pong (1 MiB: 52 against 91 us).
  * MBMPI_SHM_RING=bytes sets the ring size per sender (power of two, default
  * 256 KiB, the same on every rank).
