@@ -446,6 +446,10 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
     MPII_CHECK_INIT("MPIX_Stat_get");
     if (!name || !value)
         return mpii_err(NULL, MPI_ERR_ARG, "MPIX_Stat_get", "NULL argument");
+    if (!strcmp(name, "shm_pulled")) { /* transport/shmem.c: pieces read from peers */
+        *value = tl_shmem_pulled(mpii_g.tl);
+        return MPI_SUCCESS;
+    }
     s = proto_stats(mpii_g.p);
     for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
         if (!strcmp(tab[i].name, name)) {

@@ -46,15 +46,21 @@
  * message is dropped and counted; a header whose length makes no sense ends
  * reading of that ring (its stream can no longer be followed).
  *
- * Knobs (environment): MBMPI_SHM_CMA=1 enables single-copy writes with
- * process_vm_writev/readv, MBMPI_SHM_CMA=single the same with big writes
+ * Knobs (environment): MBMPI_SHM_CMA=auto (the default) sends writes
+ * through the rings except while the rank is in an exchange (MPI_Sendrecv
+ * and the collective steps built on it, tl_shmem_single_copy): then a write
+ * of SHM_XCHG_MIN (64 KiB) or more is posted as a SHARE that the target
+ * reads alone, one copy per byte instead of two on CPUs that both send and
+ * receive; MBMPI_SHM_CMA=0 never uses process_vm_*. MBMPI_SHM_CMA=1
+ * enables single-copy writes with process_vm_writev/readv, MBMPI_SHM_CMA=single the same with big writes
  * kept to the writer alone (no SHARE), MBMPI_SHM_CMA=pull makes the target
  * copy every write of SHM_CMA_MIN or more alone (process_vm_readv, the way
- * Open MPI's CMA rendezvous reads; the writer only posts the SHARE); the
- * default (0) sends every write through the rings. Pull was meant for more
+ * Open MPI's CMA rendezvous reads; the writer only posts the SHARE). Pull
+ * for every write was meant for more
  * ranks than CPUs, where the receivers' copies could spread over the
  * cores: Bcast of 256 KiB and 1 MiB at P = 8 on 2 CPUs measured the same
- * as the rings within the noise (+-30 %), so it is not the default. Measured with bench/rtt and bench/bw on 2 cores
+ * as the rings within the noise (+-30 %), so it is not the default.
+ * Measured with bench/rtt and bench/bw on 2 cores
  * (2026-12-02): the rings' two pipelined copies (sender in, receiver out)
  * stream 4 MiB at 6.3-6.8 GB/s against 4.4-5.5 with CMA, and a 64 KiB
  * ping-pong takes 10 us against 14 (7.3-8.4 us since writes are cut into
@@ -93,6 +99,13 @@
 #define SHM_CMA_MIN ((size_t)32 << 10) /* smaller writes go through the ring (no system call) */
 #define SHM_BATCH 32                   /* messages per progress call */
 #define SHM_FRAG_MIN ((size_t)8 << 10) /* smallest fragment a write is cut into */
+/* Writes from this size on are read by the target (one copy) while the
+ * sender is in an exchange (tl_shmem_single_copy, MBMPI_SHM_CMA=auto).
+ * Measured at P = 2 (bench/coll): Alltoall of 64 KiB blocks 10.4 against
+ * 14.6 us through the rings, but Allreduce of 64 KiB (32 KiB halves
+ * exchanged) 25 against 17-20: below 64 KiB the system call costs more
+ * than the second copy. */
+#define SHM_XCHG_MIN ((size_t)64 << 10)
 #define SHM_MAX_WRITE ((size_t)1 << 30)
 
 enum {
@@ -258,6 +271,8 @@ typedef struct tl_shmem {
     int rr;          /* round-robin start of the next poll */
     int in_progress; /* recursion guard: messages are delivered in place */
     int want_cma;
+    int auto_cma;    /* MBMPI_SHM_CMA=auto: single copy only while exchanging */
+    int exchanging;  /* tl_shmem_single_copy nesting depth */
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int linked;      /* our segment file still has a name */
@@ -584,7 +599,7 @@ static uint32_t shm_nchunks(size_t len)
  * UT_ERR_UNSUPPORTED: not possible now, use another path.
  */
 static int shm_write_share(tl_shmem_t *t, int peer, const char *src, size_t len, const tl_rkey_t *rkey,
-                           uint64_t offset, int notify, uint32_t data, void *op_ctx)
+                           uint64_t offset, int notify, uint32_t data, void *op_ctx, int pull)
 {
     shm_peer_t *p = &t->peers[peer];
     shm_share_t *sh;
@@ -618,7 +633,7 @@ static int shm_write_share(tl_shmem_t *t, int peer, const char *src, size_t len,
     shm_publish(p, h, pos, SHM_LINE);
 
     /* Pull mode: the target copies every piece (see shm_open_tl). */
-    while (!t->want_pull && (c = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed)) < n) {
+    while (!pull && (c = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed)) < n) {
         size_t o = (size_t)c * SHM_CHUNK, k = len - o < SHM_CHUNK ? len - o : SHM_CHUNK;
         mine++;
         if (rc != UT_OK)
@@ -732,12 +747,19 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_INVALID_PARAM;
     if (p->pending)
         return UT_ERR_NO_RESOURCE;
-    if (p->cma && ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
-        int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx);
+    if (p->cma && t->want_cma &&
+        ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
+        int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, t->want_pull);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
     }
-    if (p->cma && len >= SHM_CMA_MIN) {
+    if (p->cma && len >= SHM_XCHG_MIN && t->exchanging && !t->want_cma) {
+        /* an exchange: the target reads it (one copy, landing in its cache) */
+        int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
+        if (rc != UT_ERR_UNSUPPORTED)
+            return rc;
+    }
+    if (p->cma && len >= SHM_CMA_MIN && t->want_cma) {
         int rc = shm_write_cma(t, peer, src, len, rkey, offset, notify, data);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
@@ -1086,8 +1108,9 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->key_state = random_u64((uint64_t)(uintptr_t)t ^ (uint64_t)getpid());
     cma = getenv("MBMPI_SHM_CMA");
     if (!cma)
-        cma = "0";
+        cma = "auto";
     t->want_cma = !strcmp(cma, "1") || !strcmp(cma, "single") || !strcmp(cma, "pull");
+    t->auto_cma = !strcmp(cma, "auto");
     t->want_split = strcmp(cma, "single") != 0;
     t->want_pull = !strcmp(cma, "pull");
 
@@ -1301,7 +1324,7 @@ static int shm_connect(tl_t *tl, const void *addrs, size_t addrlen)
         p->tx_tail = 0;
         p->tx_head = 0;
         p->pid = (pid_t)a.pid;
-        p->cma = t->want_cma && shm_probe_cma(p);
+        p->cma = (t->want_cma || t->auto_cma) && shm_probe_cma(p);
         ncma += p->cma;
         if (i < SHM_PULL_RANKS)
             atomic_store_explicit(&t->seg->can_pull[i], (uint8_t)p->cma, memory_order_relaxed);
@@ -1323,6 +1346,20 @@ const tl_ops_t tl_shmem_ops = {
     .write = shm_write,
     .progress = shm_progress,
 };
+
+void tl_shmem_single_copy(tl_t *tl, int on)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+
+    if (!tl || tl->ops != &tl_shmem_ops)
+        return;
+    t->exchanging += on ? 1 : -1;
+}
+
+unsigned long tl_shmem_pulled(tl_t *tl)
+{
+    return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->helped : 0;
+}
 
 unsigned long tl_shmem_rejected_writes(tl_t *tl)
 {

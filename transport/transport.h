@@ -103,6 +103,14 @@ extern const tl_ops_t tl_self_ops;
  * bounds) and malformed messages dropped are counted. */
 extern const tl_ops_t tl_shmem_ops;
 unsigned long tl_shmem_rejected_writes(tl_t *tl);
+/* While on (calls nest; NULL or another transport: no-op), writes of 32 KiB
+ * or more go with one copy (process_vm_writev) when MBMPI_SHM_CMA=auto, the
+ * default: for exchanges, where both ranks send and receive at once and the
+ * rings' second copy only adds work to two busy CPUs. */
+void tl_shmem_single_copy(tl_t *tl, int on);
+/* Pieces of peers' writes this rank copied itself (process_vm_readv); 0 for
+ * another transport. */
+unsigned long tl_shmem_pulled(tl_t *tl);
 unsigned long tl_shmem_malformed(tl_t *tl);
 void tl_shmem_print_provider(void *file);
 

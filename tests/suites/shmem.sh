@@ -4,7 +4,8 @@
 #   1. the whole MPI manifest (tests/mpi/manifest) over --provider mbshm;
 #   2. a few point-to-point lines again with single-copy writes
 #      (MBMPI_SHM_CMA=1 and =single: process_vm_writev, shared pulls; the
-#      default sends writes through the rings) and a small ring (MBMPI_SHM_RING);
+#      default sends writes through the rings, except exchanges of 64 KiB or
+#      more, which the receiver reads) and a small ring (MBMPI_SHM_RING);
 #   3. a short stress run (build/stress, 4 ranks, 3 s) over mbshm, and 3
 #      runs of tests/stress/kill.sh (a rank SIGKILLed mid-traffic);
 #   4. segment files: a rank's segment loses its name once every peer has
@@ -52,6 +53,9 @@ run manifest --providers mbshm
         echo "$l ok MBMPI_SHM_CMA=pull"
     done
     echo "p2p_basic 3 ok MBMPI_SHM_CMA=1 MBMPI_SHM_RING=64K"
+    # exchanges of 64 KiB or more are read by the receiver (MBMPI_SHM_CMA=auto)
+    echo "sendrecv_exchange 2 ok EXCHANGE_EXPECT_PULL=1"
+    echo "sendrecv_exchange 4 ok EXCHANGE_EXPECT_PULL=1"
     echo "p2p_order 2 ok MBMPI_SHM_RING=64K"
 } >"$tmp/manifest"
 if grep -q -E '^p2p_basic ' tests/mpi/manifest && grep -q -E '^p2p_order ' tests/mpi/manifest &&
