@@ -1109,6 +1109,11 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     cma = getenv("MBMPI_SHM_CMA");
     if (!cma)
         cma = "auto";
+    if (strcmp(cma, "auto") && strcmp(cma, "0") && strcmp(cma, "1") && strcmp(cma, "single") && strcmp(cma, "pull")) {
+        ut_error("mbshm: MBMPI_SHM_CMA must be auto, 0, 1, single or pull, not \"%s\"", cma);
+        free(t);
+        return UT_ERR_INVALID_PARAM;
+    }
     t->want_cma = !strcmp(cma, "1") || !strcmp(cma, "single") || !strcmp(cma, "pull");
     t->auto_cma = !strcmp(cma, "auto");
     t->want_split = strcmp(cma, "single") != 0;

@@ -56,6 +56,8 @@ run manifest --providers mbshm
     # exchanges of 64 KiB or more are read by the receiver (MBMPI_SHM_CMA=auto)
     echo "sendrecv_exchange 2 ok EXCHANGE_EXPECT_PULL=1"
     echo "sendrecv_exchange 4 ok EXCHANGE_EXPECT_PULL=1"
+    # an unknown value fails MPI_Init with a message naming the setting
+    echo "sendrecv_exchange 2 fail stderr:MBMPI_SHM_CMA MBMPI_SHM_CMA=banana"
     echo "p2p_order 2 ok MBMPI_SHM_RING=64K"
 } >"$tmp/manifest"
 if grep -q -E '^p2p_basic ' tests/mpi/manifest && grep -q -E '^p2p_order ' tests/mpi/manifest &&
