@@ -1,0 +1,58 @@
+/*
+ * rxm_buffer: over tcp;ofi_rxm an eager message of the full eager limit
+ * (16384 B payload plus mbmpi's headers) must fit ofi_rxm's buffers, or
+ * rxm sends it through its own rendezvous (46 us one way against 13 us).
+ * mbmpi raises FI_OFI_RXM_BUFFER_SIZE to its largest FIFO message unless
+ * the user set it: after MPI_Init the variable must be at least the eager
+ * limit plus 64 header bytes when MBMPI_PROVIDER is tcp or names ofi_rxm. Also sends one
+ * message of exactly the eager limit and checks it. Exit status 0 when all
+ * holds.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    const char *prov, *buf, *lim;
+    long limit, need;
+    int rank, size, failed = 0;
+    char *m;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    prov = getenv("MBMPI_PROVIDER");
+    lim = getenv("MBMPI_EAGER_LIMIT");
+    limit = lim ? atol(lim) : 16384;
+    need = limit + 64;
+    buf = getenv("FI_OFI_RXM_BUFFER_SIZE");
+    if (prov && (!strcmp(prov, "tcp") || strstr(prov, "ofi_rxm")) && (!buf || atol(buf) < need)) {
+        fprintf(stderr, "FAIL rxm_buffer: FI_OFI_RXM_BUFFER_SIZE is %s, want at least %ld\n",
+                buf ? buf : "unset", need);
+        failed = 1;
+    }
+    m = malloc((size_t)limit);
+    if (size >= 2 && rank < 2) {
+        if (rank == 0) {
+            for (long i = 0; i < limit; i++)
+                m[i] = (char)(i * 13 + 5);
+            MPI_Send(m, (int)limit, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(m, (int)limit, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (long i = 0; i < limit; i++)
+                if (m[i] != (char)(i * 13 + 5)) {
+                    fprintf(stderr, "FAIL rxm_buffer: byte %ld wrong\n", i);
+                    failed = 1;
+                    break;
+                }
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0 && !failed)
+        printf("rxm_buffer: ok\n");
+    free(m);
+    MPI_Finalize();
+    return failed;
+}
