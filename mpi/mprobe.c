@@ -166,7 +166,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
     mpii_datatype_t *dt;
     mpii_request_t r;
     mpii_comm_t *c;
-    mp_msg_t *m;
+    mp_msg_t *m = NULL; /* set by msg_lookup; gcc -O3 cannot see it */
     int rc;
 
     rc = msg_lookup(fn, message, &m);
@@ -204,7 +204,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     mpii_datatype_t *dt;
     mpii_request_t *r;
     mpii_comm_t *c;
-    mp_msg_t *m;
+    mp_msg_t *m = NULL; /* set by msg_lookup; gcc -O3 cannot see it */
     int rc;
 
     rc = msg_lookup(fn, message, &m);

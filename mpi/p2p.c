@@ -190,6 +190,10 @@ static int check_args(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const vo
     mpii_comm_t *c;
     mpii_datatype_t *dt;
 
+    /* set on every path: callers read them only on MPI_SUCCESS, which gcc
+     * -O3 cannot always tell (maybe-uninitialized under -Werror) */
+    *c_p = NULL;
+    *dt_p = NULL;
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
     if (!c)
