@@ -1342,10 +1342,11 @@ int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_
  * An exchange (Sendrecv, and every collective step built on it): this rank
  * sends and receives at once, so on one host both CPUs are busy anyway and
  * the rings' two copies per byte (sender in, receiver out) are twice the
- * work of one process_vm_writev. mbshm then writes with one copy
- * (tl_shmem_single_copy; MBMPI_SHM_CMA=auto, the default). Measured with
- * bench/coll, Alltoall at P = 2 (pairwise): 64 KiB 14.2 -> 9.5 us, 256 KiB
- * 66 -> 37, 1 MiB 320-354 -> 238-244 (Open MPI: 33 us at 256 KiB).
+ * work of one. mbshm then lets the receiver read writes of 64 KiB or more
+ * with one process_vm_readv (tl_shmem_single_copy; MBMPI_SHM_CMA=auto, the
+ * default). Measured with bench/coll, Alltoall at P = 2 (pairwise), rings
+ * against receiver reads: 64 KiB 14.6-16.5 -> 10.4 us, 256 KiB 57-77 ->
+ * 38-42, 1 MiB 340-396 -> 268-278 (Open MPI: 34 us at 256 KiB).
  */
 static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt, int dest, int stag, void *rbuf,
                              int rcount, mpii_datatype_t *rdt, int src, int rtag, mpii_comm_t *comm, int coll,

@@ -52,8 +52,9 @@
  * of SHM_XCHG_MIN (64 KiB) or more is posted as a SHARE that the target
  * reads alone, one copy per byte instead of two on CPUs that both send and
  * receive; MBMPI_SHM_CMA=0 never uses process_vm_*. MBMPI_SHM_CMA=1
- * enables single-copy writes with process_vm_writev/readv, MBMPI_SHM_CMA=single the same with big writes
- * kept to the writer alone (no SHARE), MBMPI_SHM_CMA=pull makes the target
+ * enables single-copy writes with process_vm_writev/readv,
+ * MBMPI_SHM_CMA=single the same with big writes kept to the writer alone
+ * (no SHARE), MBMPI_SHM_CMA=pull makes the target
  * copy every write of SHM_CMA_MIN or more alone (process_vm_readv, the way
  * Open MPI's CMA rendezvous reads; the writer only posts the SHARE). Pull
  * for every write was meant for more

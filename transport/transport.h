@@ -103,10 +103,11 @@ extern const tl_ops_t tl_self_ops;
  * bounds) and malformed messages dropped are counted. */
 extern const tl_ops_t tl_shmem_ops;
 unsigned long tl_shmem_rejected_writes(tl_t *tl);
-/* While on (calls nest; NULL or another transport: no-op), writes of 32 KiB
- * or more go with one copy (process_vm_writev) when MBMPI_SHM_CMA=auto, the
- * default: for exchanges, where both ranks send and receive at once and the
- * rings' second copy only adds work to two busy CPUs. */
+/* While on (calls nest; NULL or another transport: no-op), writes of 64 KiB
+ * or more are read by their target with one copy (process_vm_readv) when
+ * MBMPI_SHM_CMA=auto, the default: for exchanges, where both ranks send and
+ * receive at once and the rings' second copy only adds work to two busy
+ * CPUs. */
 void tl_shmem_single_copy(tl_t *tl, int on);
 /* Pieces of peers' writes this rank copied itself (process_vm_readv); 0 for
  * another transport. */
