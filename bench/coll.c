@@ -11,7 +11,9 @@
  * moment: what the pLogP models predict for one call (the root's first
  * send to the last completion), without the exit skew of a barrier in it.
  * The batch's time is the median over its calls; the reported time is the
- * median over REPS batches. --sync barrier (the default with --osu) times
+ * median over REPS batches. The algorithms' batches interleave (round r
+ * times each algorithm once), so a drift of the machine's speed falls on
+ * all of them alike. --sync barrier (the default with --osu) times
  * OSU-style instead: an MPI_Barrier before each call, each rank's mean time
  * per call (barriers excluded), the maximum over the ranks. Before the batches
  * one call runs with a known pattern and its result is checked (a wrong
@@ -381,80 +383,117 @@ static double window_batch(long m, long iters, double period, int *rc_p, int *la
     return t;
 }
 
-/* Check one call, then time REPS batches of ITERS calls; returns the median
- * batch time in microseconds at rank 0 (negative when a call failed). */
-static double time_point(const char *algo, long m, long iters, int reps)
-{
+/* One point (algorithm, size) being timed: its batches may interleave with
+ * other algorithms' (see main). */
+typedef struct {
+    const char *algo;
+    double period; /* the window; 0 with --sync barrier or --pipelined */
+    int rc;        /* the last call's return code */
+    int bad_rc;    /* a call failed: the point is reported as failed */
+    int n;         /* batches timed */
     double v[1000];
-    int bad_rc = 0;
+} point_t;
 
+static void report_rc(point_t *pt, long m)
+{
+    if (pt->rc != MPI_SUCCESS && !pt->bad_rc) {
+        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op],
+                pt->algo, m, pt->rc);
+        pt->bad_rc = 1;
+    }
+}
+
+/* Check one call and size the window (the algorithm must be in force). */
+static void point_begin(point_t *pt, const char *algo, long m)
+{
+    pt->algo = algo;
+    pt->period = 0.0;
+    pt->bad_rc = 0;
+    pt->n = 0;
     fill(m);
-    int rc = run_once(m);
-    long bad = rc == MPI_SUCCESS ? check(m) : 0;
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op], algo,
-                m, rc);
-        bad_rc = 1;
-    } else if (bad >= 0) {
-        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: WRONG RESULT at index %ld\n", rank, op_names[op], algo,
-                m, bad);
+    pt->rc = run_once(m);
+    long bad = pt->rc == MPI_SUCCESS ? check(m) : 0;
+    report_rc(pt, m);
+    if (pt->rc == MPI_SUCCESS && bad >= 0) {
+        fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: WRONG RESULT at index %ld\n", rank, op_names[op],
+                algo, m, bad);
         errors++;
     }
-    double period = 0.0;
-    if (!sync_barrier && !pipelined && rc == MPI_SUCCESS) {
+    if (!sync_barrier && !pipelined && pt->rc == MPI_SUCCESS) {
         /* the window: three times the slowest rank's time of a lone call
          * (after a barrier), plus 20 us; doubled after a batch with late
          * starts */
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        rc = run_once(m);
-        period = 3.0 * max_over_ranks(MPI_Wtime() - t0) + 20e-6;
+        pt->rc = run_once(m);
+        pt->period = 3.0 * max_over_ranks(MPI_Wtime() - t0) + 20e-6;
         if (rank == 0)
             for (int q = 1; q < nprocs; q++)
-                MPI_Send(&period, 1, MPI_DOUBLE, q, TAG_SYNC, MPI_COMM_WORLD);
+                MPI_Send(&pt->period, 1, MPI_DOUBLE, q, TAG_SYNC, MPI_COMM_WORLD);
         else
-            MPI_Recv(&period, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&pt->period, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        report_rc(pt, m);
     }
-    for (int r = 0; r < reps; r++) {
-        double t = 0.0;
-        if (period > 0.0) {
-            int late = 0;
-            t = window_batch(m, iters, period, &rc, &late);
-            if (from_root(late > 0))
-                period *= 2.0;
-            v[r] = t;
-            if (rc != MPI_SUCCESS && !bad_rc) {
-                fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank,
-                        op_names[op], algo, m, rc);
-                bad_rc = 1;
-            }
-            continue;
-        }
-        if (pipelined) {
+}
+
+/* Time one batch of ITERS calls (the algorithm must be in force). */
+static void point_batch(point_t *pt, long m, long iters)
+{
+    double t = 0.0;
+    int rc = MPI_SUCCESS;
+
+    if (pt->bad_rc || pt->n >= (int)(sizeof pt->v / sizeof pt->v[0]))
+        return;
+    if (pt->period > 0.0) {
+        int late = 0;
+        t = window_batch(m, iters, pt->period, &rc, &late);
+        if (from_root(late > 0))
+            pt->period *= 2.0;
+        pt->rc = rc;
+        report_rc(pt, m);
+        pt->v[pt->n++] = t;
+        return;
+    }
+    if (pipelined) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
+            rc = run_once(m);
+        t = MPI_Wtime() - t0;
+    } else {
+        for (long i = 0; i < iters && rc == MPI_SUCCESS; i++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            for (long i = 0; i < iters && rc == MPI_SUCCESS; i++)
-                rc = run_once(m);
-            t = MPI_Wtime() - t0;
-        } else {
-            for (long i = 0; i < iters && rc == MPI_SUCCESS; i++) {
-                MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime();
-                rc = run_once(m);
-                t += MPI_Wtime() - t0;
-            }
+            rc = run_once(m);
+            t += MPI_Wtime() - t0;
         }
-        t /= (double)iters;
-        if (rc != MPI_SUCCESS && !bad_rc) {
-            fprintf(stderr, "coll: rank %d: %s (%s) m=%ld: call failed with error %d\n", rank, op_names[op],
-                    algo, m, rc);
-            bad_rc = 1;
-        }
-        v[r] = max_over_ranks(t);
     }
-    if (bad_rc)
+    t /= (double)iters;
+    pt->rc = rc;
+    report_rc(pt, m);
+    pt->v[pt->n++] = max_over_ranks(t);
+}
+
+/* The median batch time in microseconds at rank 0 (negative when a call
+ * failed). */
+static double point_end(point_t *pt)
+{
+    if (pt->bad_rc) {
         errors++;
-    return bad_rc ? -1.0 : median(v, reps) * 1e6;
+        return -1.0;
+    }
+    return pt->n > 0 ? median(pt->v, pt->n) * 1e6 : -1.0;
+}
+
+/* Check one call, then time REPS batches of ITERS calls in a row. */
+static double time_point(const char *algo, long m, long iters, int reps)
+{
+    static point_t pt;
+
+    point_begin(&pt, algo, m);
+    for (int r = 0; r < reps; r++)
+        point_batch(&pt, m, iters);
+    return point_end(&pt);
 }
 
 static void library_version(char *ver)
@@ -667,6 +706,8 @@ int main(int argc, char **argv)
         }
 #ifdef MBMPI_HAVE_COLL_EXT
         double meas[MAX_ALGOS + 1], pred[MAX_ALGOS + 1];
+        static point_t pts[MAX_ALGOS + 1];
+        int timed[MAX_ALGOS + 1] = {0};
         char chosen[NAME_LEN] = "";
         int best = -1, pick = -1;
         for (int i = 0; i <= nalgo; i++) {
@@ -690,8 +731,26 @@ int main(int argc, char **argv)
                 MPIX_Coll_force(op_names[op], "auto");
                 continue;
             }
-            meas[i] = time_point(a, m, iters, reps);
+            point_begin(&pts[i], a, m);
+            timed[i] = 1;
             MPIX_Coll_force(op_names[op], "auto");
+        }
+        /* The batches interleave: round r times every algorithm once, so
+         * that a change of the machine's speed during the point (another
+         * job, the CPU's clock) falls on all of them alike instead of on
+         * whichever was being timed then. */
+        for (int r = 0; r < reps; r++)
+            for (int i = 0; i <= nalgo; i++) {
+                if (!timed[i])
+                    continue;
+                MPIX_Coll_force(op_names[op], i < nalgo ? algo[i] : "auto");
+                point_batch(&pts[i], m, iters);
+                MPIX_Coll_force(op_names[op], "auto");
+            }
+        for (int i = 0; i <= nalgo; i++) {
+            if (!timed[i])
+                continue;
+            meas[i] = point_end(&pts[i]);
             if (i < nalgo && meas[i] >= 0 && (best < 0 || meas[i] < meas[best]))
                 best = i;
             if (i < nalgo && !strcmp(chosen, algo[i]))
