@@ -94,7 +94,7 @@ int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int ta
                 break;
             sched_yield();
         }
-        proto_progress(mpii_g.p);
+        mpii_progress();
         bs_reclaim();
         off = bs_find(need, &at);
     }
@@ -134,7 +134,7 @@ void mpii_bsend_flush(void)
 
     bs_reclaim();
     while (bs_n) {
-        if (proto_progress(mpii_g.p) > 0) {
+        if (mpii_progress() > 0) {
             idle = 0;
         } else {
             mpii_idle_wait(&idle);

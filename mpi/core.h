@@ -44,7 +44,8 @@ extern mpii_global_t mpii_g;
 #include "util/config.h"
 extern const ut_cfg_table_t mpii_cfg_table;
 
-enum { MPII_REQ_SEND = 1, MPII_REQ_RECV = 2, MPII_REQ_NULL = 3 };
+/* (4 is MPII_REQ_GREQ, private to mpi/p2p.c) */
+enum { MPII_REQ_SEND = 1, MPII_REQ_RECV = 2, MPII_REQ_NULL = 3, MPII_REQ_NBC = 5 };
 
 typedef struct mpii_request {
     proto_req_t pr;          /* first */
@@ -69,6 +70,7 @@ typedef struct mpii_request {
     MPI_Datatype p_dt;
     int p_rank;
     int p_tag;
+    int nbc_rc;              /* MPII_REQ_NBC: the collective's result (mpi/coll/nbc.c) */
 } mpii_request_t;
 
 mpii_request_t *mpii_request_get(MPI_Request h);
@@ -76,6 +78,10 @@ void mpii_progress_wait(volatile int *done);
 /* One round of a wait loop that made no progress (idle counts them; the
  * caller resets it to 0 on progress): poll, then yield, then sleep. */
 void mpii_idle_wait(long *idle);
+/* One progress round: the transport, then (outside a coroutine) the
+ * nonblocking collectives whose awaited operation completed. Returns the
+ * number of events. */
+int mpii_progress(void);
 
 int mpii_comm_world_init(void);
 void mpii_comm_finalize(void);

@@ -73,6 +73,8 @@ int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, .
         return errclass;
     }
 
+    if (mpii_nbc_name())
+        fn = mpii_nbc_name(); /* the blocking call run by MPI_Ixxx: name the I-call */
     n = snprintf(msg, sizeof(msg), "%s: ", fn);
     va_start(ap, fmt);
     vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);

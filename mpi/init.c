@@ -473,7 +473,7 @@ int MPI_Finalize(void)
         int done = 0;
         if (boot_fence_begin(mpii_g.boot) == UT_OK) {
             while (!done) {
-                proto_progress(mpii_g.p);
+                mpii_progress();
                 if (boot_fence_test(mpii_g.boot, &done) != UT_OK)
                     break;
             }
@@ -486,6 +486,7 @@ int MPI_Finalize(void)
     mpii_op_finalize();
     mpii_datatype_finalize();
     mpii_scratch_release();
+    mpii_nbc_finalize();
     proto_destroy(mpii_g.p);
     mbcf_destroy(mpii_g.m);
     if (mpii_g.tl)

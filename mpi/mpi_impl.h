@@ -95,6 +95,7 @@ typedef struct mpii_comm {
     int *periods;
     /* protocol per-communicator state */
     void *proto;
+    unsigned nbc_seq;        /* nonblocking collectives started (mpi/coll/nbc.c) */
 } mpii_comm_t;
 
 /* NULL for MPI_COMM_NULL, unknown or freed handles. */
@@ -142,5 +143,24 @@ int mpii_sendrecv_ctx(const void *sbuf, int scount, MPI_Datatype sdt, int dest, 
                       MPI_Status *status);
 /* Complete requests made by mpii_i*_ctx without invoking error handlers. */
 int mpii_waitall(int n, MPI_Request *reqs);
+
+/* ------------------------------------------------------------------ */
+/* nonblocking collectives (mpi/coll/nbc.c)                            */
+
+/* Added to the tag of every collective-context message while a nonblocking
+ * collective's coroutine runs (0 otherwise). */
+extern int mpii_coll_tag_off;
+/* Nonblocking collectives pending. */
+extern int mpii_nbc_nactive;
+/* Non-zero inside a nonblocking collective's coroutine. */
+int mpii_nbc_in_coroutine(void);
+/* The running nonblocking collective's MPI name ("MPI_Ibcast"), or NULL. */
+const char *mpii_nbc_name(void);
+/* Inside a coroutine: give the CPU back to the main context until *done. */
+void mpii_nbc_yield(volatile int *done);
+/* Resume the coroutines whose wait is over; the number resumed. */
+int mpii_nbc_progress(void);
+/* MPI_Finalize: free the kept coroutine stacks. */
+void mpii_nbc_finalize(void);
 
 #endif

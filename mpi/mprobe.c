@@ -90,7 +90,7 @@ static int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int
         if (f || (!blocking && idle))
             break;
         /* Iprobe semantics: one progress pass, then look again once. */
-        if (proto_progress(mpii_g.p) > 0)
+        if (mpii_progress() > 0)
             idle = blocking ? 0 : 1;
         else if (!blocking)
             idle = 1;

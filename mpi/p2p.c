@@ -157,12 +157,30 @@ void mpii_idle_wait(long *idle)
     sched_yield();
 }
 
+int mpii_progress(void)
+{
+    int n = proto_progress(mpii_g.p);
+
+    if (mpii_nbc_nactive && !mpii_nbc_in_coroutine())
+        n += mpii_nbc_progress();
+    return n;
+}
+
 void mpii_progress_wait(volatile int *done)
 {
     long idle = 0;
 
+    if (mpii_nbc_in_coroutine()) {
+        /* a nonblocking collective: the main context waits, not this */
+        while (!*done) {
+            proto_progress(mpii_g.p);
+            if (!*done)
+                mpii_nbc_yield(done);
+        }
+        return;
+    }
     while (!*done) {
-        if (proto_progress(mpii_g.p) > 0) {
+        if (mpii_progress() > 0) {
             idle = 0;
         } else {
             mpii_idle_wait(&idle);
@@ -252,6 +270,8 @@ static int send_start(mpii_request_t *r, const void *buf, int count, mpii_dataty
         mpii_datatype_pack(buf, (size_t)count, dt, r->tmp);
         p = r->tmp;
     }
+    if (coll)
+        tag += mpii_coll_tag_off; /* a nonblocking collective's own tags */
     rc = proto_isend(mpii_g.p, &r->pr, p, len, c->world_ranks[dest], c->rank, mpii_comm_ctx(c, coll), tag, sync);
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
@@ -309,6 +329,8 @@ static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype
         rc = proto_imrecv(mpii_g.p, &r->pr, p, len, msg);
         return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
     }
+    if (coll && tag != MPI_ANY_TAG)
+        tag += mpii_coll_tag_off;
     rc = proto_irecv(mpii_g.p, &r->pr, p, len, src == MPI_ANY_SOURCE ? -1 : c->world_ranks[src],
                      src == MPI_ANY_SOURCE ? PROTO_ANY : src, mpii_comm_ctx(c, coll),
                      tag == MPI_ANY_TAG ? PROTO_ANY : tag, mpii_comm_proto(c, coll));
@@ -335,6 +357,10 @@ static int req_finish(mpii_request_t *r, MPI_Status *st)
 
     if (r->kind == MPII_REQ_GREQ)
         return greq_finish(r, st);
+    if (r->kind == MPII_REQ_NBC) {
+        status_empty(st);
+        return r->nbc_rc;
+    }
     if (r->kind == MPII_REQ_RECV) {
         got = pr->st_len < r->ubytes ? pr->st_len : r->ubytes;
         if (r->udt && !pr->cancelled)
@@ -674,7 +700,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!r->pr.done)
-        proto_progress(mpii_g.p);
+        mpii_progress();
     *flag = r->pr.done;
     if (!*flag)
         return MPI_SUCCESS;
@@ -754,7 +780,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
         return rc;
     if (!flag)
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
-    proto_progress(mpii_g.p);
+    mpii_progress();
     for (i = 0; i < count; i++) {
         mpii_request_t *r = req_active(array_of_requests[i]);
         if (r && !r->pr.done) {
@@ -806,7 +832,7 @@ static int any_common(const char *fn, int count, MPI_Request reqs[], int *index,
         if (i >= 0)
             break;
         if (!blocking) {
-            proto_progress(mpii_g.p);
+            mpii_progress();
             i = find_done(count, reqs);
             if (i < 0) {
                 *flag = 0;
@@ -815,7 +841,7 @@ static int any_common(const char *fn, int count, MPI_Request reqs[], int *index,
             }
             break;
         }
-        if (proto_progress(mpii_g.p) > 0)
+        if (mpii_progress() > 0)
             idle = 0;
         else {
             mpii_idle_wait(&idle);
@@ -862,14 +888,14 @@ static int some_common(const char *fn, int incount, MPI_Request reqs[], int *out
         }
         if (i >= 0 || !blocking)
             break;
-        if (proto_progress(mpii_g.p) > 0)
+        if (mpii_progress() > 0)
             idle = 0;
         else {
             mpii_idle_wait(&idle);
         }
     }
     if (!blocking)
-        proto_progress(mpii_g.p);
+        mpii_progress();
     for (n = 0, i = 0; i < incount; i++) {
         mpii_request_t *r = req_active(reqs[i]);
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[n];
@@ -965,7 +991,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!r->pr.done)
-        proto_progress(mpii_g.p);
+        mpii_progress();
     *flag = r->pr.done;
     if (*flag && r->kind == MPII_REQ_GREQ) {
         greq_t *g = r->tmp;
@@ -999,6 +1025,8 @@ int MPI_Cancel(MPI_Request *request)
         return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL");
     if (r->kind == MPII_REQ_GREQ)
         return greq_cancel(r);
+    if (r->kind == MPII_REQ_NBC) /* erroneous (MPI 3.1 5.12) */
+        return mpii_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel", "a nonblocking collective cannot be cancelled");
     /* Sends cannot be cancelled here: they complete normally (allowed). */
     if (r->kind == MPII_REQ_RECV && !r->pr.done)
         proto_cancel(mpii_g.p, &r->pr);
@@ -1234,7 +1262,7 @@ static int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int 
                      tag == MPI_ANY_TAG ? PROTO_ANY : tag, &f, &s, &t, &len);
         if (f || (!blocking && idle))
             break;
-        if (proto_progress(mpii_g.p) > 0)
+        if (mpii_progress() > 0)
             idle = blocking ? 0 : 1;
         else if (!blocking)
             idle = 1;

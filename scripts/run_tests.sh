@@ -131,6 +131,12 @@ for s in $suites; do
             --filter 'p2p_(basic|order|cancel|nonblocking|truncate) np=(2|4)|proto_paths np=2|coll_basic np=3|comm np=3|type_free_pending np=2|coll_all np=3|groups np=3' \
             2>&1 | tee "$log/am"
         count "$log/am"
+        # the nonblocking collectives switch stacks (coroutines): under ASan too
+        MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/coll" \
+            CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
+            tests/mpi/run.sh --src tests/coll --manifest tests/coll/manifest --providers "shm tcp" \
+            --filter 'nbc np=(3|4)' 2>&1 | tee "$log/an"
+        count "$log/an"
         ;;
     esac
     echo "# $s: $((SECONDS - t0)) s"

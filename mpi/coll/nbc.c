@@ -1,0 +1,596 @@
+/*
+ * mpi/coll/nbc.c: the nonblocking collectives (MPI_Ibarrier, MPI_Ibcast,
+ * ... MPI_Iexscan; MPI 3.1 section 5.12).
+ *
+ * Each call runs the blocking collective (the same algorithms, the same
+ * model-based choice and the same argument checks) on a coroutine: a small
+ * stack of its own, entered with swapcontext. Where the blocking code would
+ * wait (mpii_progress_wait), the coroutine records what it waits for and
+ * switches back, so the call returns a request at once. Every progress call
+ * of the library made outside a coroutine (MPI_Test*, MPI_Wait*, MPI_Iprobe,
+ * blocking point-to-point, ...) resumes the coroutines whose awaited
+ * operation has completed (mpii_nbc_progress); the request completes when
+ * the collective has returned. This gives the NBX pattern what it needs: a
+ * rank that tests its MPI_Ibarrier while still receiving moves the barrier
+ * on.
+ *
+ * Matching: MPI requires every rank to start the collectives of a
+ * communicator, blocking and nonblocking, in the same order. A blocking
+ * collective relies on that and on message order (one fixed tag per
+ * operation); a nonblocking one may still be running when the next starts,
+ * so each instance sends in the collective context under tags of its own:
+ * the operation's tag plus MPII_NBC_TAG_BASE + (sequence number << 8),
+ * the sequence counted per communicator (mpii_coll_tag_off, applied by
+ * mpi/p2p.c to every collective-context message while the coroutine runs).
+ *
+ * Errors: argument errors found before the first wait are returned by the
+ * I-call itself (through the communicator's error handler, the message
+ * naming the I-call); a failure later is returned by the MPI_Wait / MPI_Test
+ * that completes the request.
+ *
+ * Costs: a coroutine switch is a swapcontext (which also sets the signal
+ * mask: a system call); the stacks come from a small pool, so a steady
+ * stream of nonblocking collectives maps no memory. Only while some
+ * nonblocking collective is pending does progress look at the coroutines.
+ */
+#include "coll.h"
+#include "mpi/mpi3.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define NBC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NBC_ASAN 1
+#endif
+#endif
+#ifdef NBC_ASAN
+#include <sanitizer/common_interface_defs.h>
+#define NBC_STACK (1u << 20)
+#else
+#define NBC_STACK (256u << 10)
+#endif
+#define NBC_POOL 16 /* stacks kept for reuse */
+
+/* tags of a nonblocking collective: base + (seq << 8) + the blocking tag */
+#define MPII_NBC_TAG_BASE 0x40000000
+#define MPII_NBC_SEQ_MASK 0x3fffffu
+
+int mpii_coll_tag_off;
+int mpii_nbc_nactive;
+
+enum nbc_kind {
+    NBC_BARRIER,
+    NBC_BCAST,
+    NBC_REDUCE,
+    NBC_ALLREDUCE,
+    NBC_SCATTER,
+    NBC_SCATTERV,
+    NBC_GATHER,
+    NBC_GATHERV,
+    NBC_ALLGATHER,
+    NBC_ALLGATHERV,
+    NBC_ALLTOALL,
+    NBC_ALLTOALLV,
+    NBC_REDUCE_SCATTER,
+    NBC_REDUCE_SCATTER_BLOCK,
+    NBC_SCAN,
+    NBC_EXSCAN,
+};
+
+typedef struct nbc {
+    struct nbc *next;
+    ucontext_t ctx;
+    char *stack;           /* NBC_STACK bytes above a guard page */
+    volatile int *wait_on; /* suspended until *wait_on != 0 */
+    int finished;
+    int rc;
+    int tag_off;
+    const char *name;
+    mpii_request_t *req;
+    enum nbc_kind kind;
+    /* the call's arguments */
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount, root;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Datatype stype, rtype;
+    MPI_Op op;
+    MPI_Comm comm;
+#ifdef NBC_ASAN
+    void *fake_stack;
+#endif
+} nbc_t;
+
+static ucontext_t main_ctx;
+static nbc_t *current; /* the coroutine running, NULL in the main context */
+static nbc_t *active;  /* started, not finished */
+static nbc_t *spare;   /* finished ones, their stacks kept */
+static int nspare;
+#ifdef NBC_ASAN
+static const void *main_bottom;
+static size_t main_size;
+static void *main_fake;
+#endif
+
+int mpii_nbc_in_coroutine(void)
+{
+    return current != NULL;
+}
+
+const char *mpii_nbc_name(void)
+{
+    return current ? current->name : NULL;
+}
+
+static int run_blocking(nbc_t *c)
+{
+    switch (c->kind) {
+    case NBC_BARRIER:
+        return MPI_Barrier(c->comm);
+    case NBC_BCAST:
+        return MPI_Bcast(c->rbuf, c->rcount, c->rtype, c->root, c->comm);
+    case NBC_REDUCE:
+        return MPI_Reduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->root, c->comm);
+    case NBC_ALLREDUCE:
+        return MPI_Allreduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+    case NBC_SCATTER:
+        return MPI_Scatter(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
+    case NBC_SCATTERV:
+        return MPI_Scatterv(c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcount, c->rtype, c->root,
+                            c->comm);
+    case NBC_GATHER:
+        return MPI_Gather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
+    case NBC_GATHERV:
+        return MPI_Gatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls, c->rtype, c->root,
+                           c->comm);
+    case NBC_ALLGATHER:
+        return MPI_Allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
+    case NBC_ALLGATHERV:
+        return MPI_Allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls, c->rtype,
+                              c->comm);
+    case NBC_ALLTOALL:
+        return MPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
+    case NBC_ALLTOALLV:
+        return MPI_Alltoallv(c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts, c->rdispls,
+                             c->rtype, c->comm);
+    case NBC_REDUCE_SCATTER:
+        return MPI_Reduce_scatter(c->sbuf, c->rbuf, c->rcounts, c->rtype, c->op, c->comm);
+    case NBC_REDUCE_SCATTER_BLOCK:
+        return MPI_Reduce_scatter_block(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+    case NBC_SCAN:
+        return MPI_Scan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+    case NBC_EXSCAN:
+        return MPI_Exscan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+    }
+    return MPI_ERR_INTERN;
+}
+
+/* coroutine -> main context (wait_on set by the caller, or finished) */
+static void to_main(nbc_t *c)
+{
+#ifdef NBC_ASAN
+    __sanitizer_start_switch_fiber(c->finished ? NULL : &c->fake_stack, main_bottom, main_size);
+#endif
+    swapcontext(&c->ctx, &main_ctx);
+#ifdef NBC_ASAN
+    __sanitizer_finish_switch_fiber(c->fake_stack, &main_bottom, &main_size);
+#endif
+}
+
+static void nbc_entry(void)
+{
+    nbc_t *c = current;
+
+#ifdef NBC_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &main_bottom, &main_size);
+#endif
+    c->rc = run_blocking(c);
+    c->finished = 1;
+    to_main(c); /* never resumed */
+    abort();
+}
+
+/* main context -> coroutine c, until it waits or finishes */
+static void resume(nbc_t *c)
+{
+    int saved_off = mpii_coll_tag_off;
+
+    c->wait_on = NULL;
+    current = c;
+    mpii_coll_tag_off = c->tag_off;
+#ifdef NBC_ASAN
+    __sanitizer_start_switch_fiber(&main_fake, c->stack, NBC_STACK);
+#endif
+    swapcontext(&main_ctx, &c->ctx);
+#ifdef NBC_ASAN
+    __sanitizer_finish_switch_fiber(main_fake, NULL, NULL);
+#endif
+    current = NULL;
+    mpii_coll_tag_off = saved_off;
+}
+
+/* Inside a coroutine: wait for *done by switching back to the main context
+ * until progress finds it set. */
+void mpii_nbc_yield(volatile int *done)
+{
+    nbc_t *c = current;
+
+    c->wait_on = done;
+    to_main(c);
+}
+
+static void release(nbc_t *c)
+{
+    if (nspare < NBC_POOL) {
+        c->next = spare;
+        spare = c;
+        nspare++;
+        return;
+    }
+    munmap(c->stack - getpagesize(), NBC_STACK + (size_t)getpagesize());
+    free(c);
+}
+
+/* The request is done: c's result goes to it, c back to the pool. */
+static void finish(nbc_t *c)
+{
+    mpii_request_t *r = c->req;
+
+    r->nbc_rc = c->rc;
+    r->pr.done = 1;
+    mpii_nbc_nactive--;
+    release(c);
+}
+
+int mpii_nbc_progress(void)
+{
+    nbc_t **pp = &active;
+    int n = 0;
+
+    if (current)
+        return 0;
+    while (*pp) {
+        nbc_t *c = *pp;
+        if (c->wait_on && !*c->wait_on) {
+            pp = &c->next;
+            continue;
+        }
+        resume(c);
+        n++;
+        if (c->finished) {
+            *pp = c->next;
+            finish(c);
+        } else {
+            pp = &c->next;
+        }
+    }
+    return n;
+}
+
+static nbc_t *nbc_get(void)
+{
+    nbc_t *c = spare;
+    long page = getpagesize();
+
+    if (c) {
+        spare = c->next;
+        nspare--;
+    } else {
+        char *m;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+            return NULL;
+        m = mmap(NULL, NBC_STACK + (size_t)page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) {
+            free(c);
+            return NULL;
+        }
+        mprotect(m, (size_t)page, PROT_NONE); /* overflow faults instead of corrupting */
+        c->stack = m + page;
+    }
+    c->next = NULL;
+    c->wait_on = NULL;
+    c->finished = 0;
+    c->rc = MPI_SUCCESS;
+    return c;
+}
+
+void mpii_nbc_finalize(void)
+{
+    while (spare) {
+        nbc_t *c = spare;
+        spare = c->next;
+        munmap(c->stack - getpagesize(), NBC_STACK + (size_t)getpagesize());
+        free(c);
+    }
+    nspare = 0;
+}
+
+/* Start c (arguments filled in) on comm; *request gets the handle. */
+static int nbc_start(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Request *request)
+{
+    mpii_request_t *r = mpii_req_new();
+    unsigned seq;
+
+    if (!r) {
+        release(c);
+        return mpii_err(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    seq = ++comm->nbc_seq & MPII_NBC_SEQ_MASK;
+    c->tag_off = MPII_NBC_TAG_BASE + (int)(seq << 8);
+    c->name = fn;
+    c->req = r;
+    getcontext(&c->ctx);
+    c->ctx.uc_stack.ss_sp = c->stack;
+    c->ctx.uc_stack.ss_size = NBC_STACK;
+    c->ctx.uc_link = NULL;
+    makecontext(&c->ctx, nbc_entry, 0);
+    memset(&r->pr, 0, sizeof(r->pr));
+    r->kind = MPII_REQ_NBC;
+    r->comm = comm;
+    r->udt = NULL;
+    r->tmp = NULL;
+    r->ubytes = 0;
+    r->nbc_rc = MPI_SUCCESS;
+    r->persistent = 0;
+    r->active = 1;
+    mpii_nbc_nactive++;
+    resume(c);
+    if (c->finished) {
+        int rc = c->rc;
+        finish(c);
+        if (rc != MPI_SUCCESS) {
+            /* failed before its first wait: an argument error, reported
+             * (to the error handler) under the I-call's name already */
+            mpii_req_release(r);
+            *request = MPI_REQUEST_NULL;
+            return rc;
+        }
+    } else {
+        c->next = active;
+        active = c;
+    }
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+/* The checks every I-call makes itself (the rest is the blocking call's). */
+static int nbc_check(const char *fn, MPI_Comm comm, MPI_Request *request, mpii_comm_t **c_p)
+{
+    *c_p = NULL;
+    MPII_CHECK_INIT(fn);
+    *c_p = mpii_comm_get(comm);
+    if (!*c_p)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator");
+    if (!request)
+        return mpii_err(*c_p, MPI_ERR_ARG, fn, "request is NULL");
+    if (current)
+        return mpii_err(*c_p, MPI_ERR_OTHER, fn, "called from inside a collective (a user op or handler)");
+    return MPI_SUCCESS;
+}
+
+#define NBC_BEGIN(fn_name, kind_)                                                                            \
+    static const char fn[] = fn_name;                                                                        \
+    mpii_comm_t *cm;                                                                                         \
+    nbc_t *c;                                                                                                \
+    int rc_ = nbc_check(fn, comm, request, &cm);                                                             \
+    if (rc_ != MPI_SUCCESS)                                                                                  \
+        return rc_;                                                                                          \
+    c = nbc_get();                                                                                           \
+    if (!c)                                                                                                  \
+        return mpii_err(cm, MPI_ERR_NO_MEM, fn, "out of memory");                                            \
+    c->kind = kind_;                                                                                         \
+    c->comm = comm
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Ibarrier", NBC_BARRIER);
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Ibcast", NBC_BCAST);
+    c->rbuf = buffer;
+    c->rcount = count;
+    c->rtype = datatype;
+    c->root = root;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Ireduce", NBC_REDUCE);
+    c->sbuf = sendbuf;
+    c->rbuf = recvbuf;
+    c->rcount = count;
+    c->rtype = datatype;
+    c->op = op;
+    c->root = root;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Iallreduce", NBC_ALLREDUCE);
+    c->sbuf = sendbuf;
+    c->rbuf = recvbuf;
+    c->rcount = count;
+    c->rtype = datatype;
+    c->op = op;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Iscatter", NBC_SCATTER);
+    c->sbuf = sendbuf;
+    c->scount = sendcount;
+    c->stype = sendtype;
+    c->rbuf = recvbuf;
+    c->rcount = recvcount;
+    c->rtype = recvtype;
+    c->root = root;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Iscatterv", NBC_SCATTERV);
+    c->sbuf = sendbuf;
+    c->scounts = sendcounts;
+    c->sdispls = displs;
+    c->stype = sendtype;
+    c->rbuf = recvbuf;
+    c->rcount = recvcount;
+    c->rtype = recvtype;
+    c->root = root;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Igather", NBC_GATHER);
+    c->sbuf = sendbuf;
+    c->scount = sendcount;
+    c->stype = sendtype;
+    c->rbuf = recvbuf;
+    c->rcount = recvcount;
+    c->rtype = recvtype;
+    c->root = root;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Igatherv", NBC_GATHERV);
+    c->sbuf = sendbuf;
+    c->scount = sendcount;
+    c->stype = sendtype;
+    c->rbuf = recvbuf;
+    c->rcounts = recvcounts;
+    c->rdispls = displs;
+    c->rtype = recvtype;
+    c->root = root;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Iallgather", NBC_ALLGATHER);
+    c->sbuf = sendbuf;
+    c->scount = sendcount;
+    c->stype = sendtype;
+    c->rbuf = recvbuf;
+    c->rcount = recvcount;
+    c->rtype = recvtype;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Iallgatherv", NBC_ALLGATHERV);
+    c->sbuf = sendbuf;
+    c->scount = sendcount;
+    c->stype = sendtype;
+    c->rbuf = recvbuf;
+    c->rcounts = recvcounts;
+    c->rdispls = displs;
+    c->rtype = recvtype;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Ialltoall", NBC_ALLTOALL);
+    c->sbuf = sendbuf;
+    c->scount = sendcount;
+    c->stype = sendtype;
+    c->rbuf = recvbuf;
+    c->rcount = recvcount;
+    c->rtype = recvtype;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Ialltoallv", NBC_ALLTOALLV);
+    c->sbuf = sendbuf;
+    c->scounts = sendcounts;
+    c->sdispls = sdispls;
+    c->stype = sendtype;
+    c->rbuf = recvbuf;
+    c->rcounts = recvcounts;
+    c->rdispls = rdispls;
+    c->rtype = recvtype;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Ireduce_scatter", NBC_REDUCE_SCATTER);
+    c->sbuf = sendbuf;
+    c->rbuf = recvbuf;
+    c->rcounts = recvcounts;
+    c->rtype = datatype;
+    c->op = op;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Ireduce_scatter_block", NBC_REDUCE_SCATTER_BLOCK);
+    c->sbuf = sendbuf;
+    c->rbuf = recvbuf;
+    c->rcount = recvcount;
+    c->rtype = datatype;
+    c->op = op;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Iscan", NBC_SCAN);
+    c->sbuf = sendbuf;
+    c->rbuf = recvbuf;
+    c->rcount = count;
+    c->rtype = datatype;
+    c->op = op;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Iexscan", NBC_EXSCAN);
+    c->sbuf = sendbuf;
+    c->rbuf = recvbuf;
+    c->rcount = count;
+    c->rtype = datatype;
+    c->op = op;
+    return nbc_start(c, fn, cm, request);
+}
