@@ -36,7 +36,7 @@
  *
  * usage: mpirun -n P coll -c OP [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS]
  *                         [-a ALGO,...] [-t SECONDS] [--csv FILE] [--pipelined]
- *                         [--sync window|barrier]
+ *                         [--sync window|barrier] [--nonblocking]
  *                         [--osu | --predict-only]
  *   -c OP       bcast scatter gather alltoall allreduce reduce allgather barrier
  *   -m MIN:MAX  sizes in bytes, powers of two (default 1:1M; K, M suffixes)
@@ -54,6 +54,8 @@
  *   --sync S    window (default; not with --osu) or barrier (see above)
  *   --pipelined one barrier before each batch only: back-to-back calls may
  *               overlap, so this measures throughput rather than latency
+ *   --nonblocking  each call is the nonblocking variant (MPI_Ibcast, ...,
+ *               MPI_Ibarrier) followed by MPI_Wait
  *   --predict-only  mbmpi: print (and write) the predictions, time nothing
  *               (measured reads -1 in the CSV); bench/run_coll.sh uses it
  *               to fit the all-to-all contention ratio
@@ -94,13 +96,15 @@ static int errors;
 static int pipelined;    /* --pipelined: one barrier per batch, not per call */
 static int sync_barrier; /* --sync barrier (and --osu): a barrier before each call, OSU-style */
 static int oversub;      /* more ranks than CPUs here: waits yield */
+static int nonblocking;  /* --nonblocking: MPI_I<op> + MPI_Wait */
 
 static void usage(void)
 {
     fprintf(stderr,
             "usage: coll -c bcast|scatter|gather|alltoall|allreduce|reduce|allgather|barrier\n"
             "            [-m MIN:MAX] [-f FACTOR] [-i ITERS] [-r REPS] [-a ALGO,...] [-t SECONDS]\n"
-            "            [--csv FILE] [--pipelined] [--sync window|barrier] [--osu | --predict-only]\n");
+            "            [--csv FILE] [--pipelined] [--sync window|barrier] [--nonblocking]\n"
+            "            [--osu | --predict-only]\n");
 }
 
 static int is_pow2(long v)
@@ -144,10 +148,52 @@ static MPI_Datatype red_type(long m, int *count)
 }
 
 /* One call of the operation on the benchmark buffers. */
+/* --nonblocking: the I-variant of the operation, then MPI_Wait */
+static int run_nonblocking(long m)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Request r = MPI_REQUEST_NULL;
+    int c = (int)m, n, rc = MPI_ERR_ARG;
+    MPI_Datatype t;
+    switch (op) {
+    case OP_BCAST:
+        rc = MPI_Ibcast(sbuf, c, MPI_BYTE, 0, w, &r);
+        break;
+    case OP_SCATTER:
+        rc = MPI_Iscatter(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, 0, w, &r);
+        break;
+    case OP_GATHER:
+        rc = MPI_Igather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, 0, w, &r);
+        break;
+    case OP_ALLTOALL:
+        rc = MPI_Ialltoall(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w, &r);
+        break;
+    case OP_ALLGATHER:
+        rc = MPI_Iallgather(sbuf, c, MPI_BYTE, rbuf, c, MPI_BYTE, w, &r);
+        break;
+    case OP_ALLREDUCE:
+        t = red_type(m, &n);
+        rc = MPI_Iallreduce(sbuf, rbuf, n, t, MPI_SUM, w, &r);
+        break;
+    case OP_REDUCE:
+        t = red_type(m, &n);
+        rc = MPI_Ireduce(sbuf, rbuf, n, t, MPI_SUM, 0, w, &r);
+        break;
+    case OP_BARRIER:
+        rc = MPI_Ibarrier(w, &r);
+        break;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
 static int run_once(long m)
 {
     MPI_Comm w = MPI_COMM_WORLD;
     int c = (int)m, rc;
+    if (nonblocking)
+        return run_nonblocking(m);
     switch (op) {
     case OP_BCAST:
         return MPI_Bcast(sbuf, c, MPI_BYTE, 0, w);
@@ -565,6 +611,8 @@ int main(int argc, char **argv)
             predict_only = 1;
         } else if (!strcmp(argv[a], "--pipelined")) {
             pipelined = 1;
+        } else if (!strcmp(argv[a], "--nonblocking")) {
+            nonblocking = 1;
         } else if (!strcmp(argv[a], "--sync") && a + 1 < argc &&
                    (!strcmp(argv[a + 1], "barrier") || !strcmp(argv[a + 1], "window"))) {
             sync_barrier = !strcmp(argv[++a], "barrier") ? 1 : -1;

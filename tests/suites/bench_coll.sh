@@ -61,6 +61,15 @@ else
     nok "coll --sync barrier" "$out"
 fi
 
+# ---- --nonblocking: the I-variants, every algorithm forced, results checked ----
+out=$tmp/coll_nb.txt
+if timeout -k 3 70 bin/mpirun -n 3 --timeout 60 build/bench/coll -c allreduce -m 4:4K -f 32 -r 1 -i 2 --nonblocking \
+    >"$out" 2>&1 && [ "$(grep -c '^[0-9]* *auto(' "$out")" = 3 ] && ! grep -q 'WRONG' "$out"; then
+    ok "coll --nonblocking: MPI_Iallreduce with every algorithm forced (3 sizes, results correct)"
+else
+    nok "coll --nonblocking" "$out"
+fi
+
 # ---- OSU format over tcp, and a measured parameter file loaded ----------------
 out=$tmp/osu.txt
 if timeout -k 3 70 bin/mpirun -n 2 --provider tcp --timeout 60 build/bench/coll -c allreduce --osu -m 4:1K -f 16 -r 1 -i 2 \
