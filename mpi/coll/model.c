@@ -38,11 +38,16 @@ static int host_ranks = 1, host_cpus = 1;
 /*
  * Oversubscribed, a message is not received until its receiver's turn on
  * a CPU comes: the other ranks there each poll and yield first (the wait
- * policy of mpi/p2p.c), so every hop of an algorithm's critical path costs
- * about wake x (ranks per CPU - 1) more. eval() then prices algorithms with
- * L raised by that much (over_model), which favours few sequential hops:
- * flat trees for short messages (measured at P = 8 on 2 CPUs, 1 B Bcast:
- * flat 5.5 us, binary tree 17, binomial 30, chain 35).
+ * policy of mpi/p2p.c), a scheduling round of W = wake x (ranks per CPU -
+ * 1). A message arrives at a random point of its receiver's round, so one
+ * receiver waits W / 2 on average, and the last of n receivers served at
+ * once (a fan-out) about W n / (n + 1), the expected maximum of n uniform
+ * waits. eval() prices algorithms with that (over_model.wait = W): a chain
+ * pays W / 2 per hop, a flat tree W (P - 1) / P once, a binomial tree the
+ * fan-out of every level on its critical path. Measured at P = 6 on 2
+ * CPUs (mbshm, 1 B Bcast): flat 8 us, chain 15 (3 per hop), binomial 10.6;
+ * pricing every hop at a whole W had predicted 35 for the chain and 21 for
+ * the binomial tree.
  */
 static mpii_plogp_t over_model;
 static int oversubscribed;
@@ -54,7 +59,7 @@ static void set_over_model(void)
     oversubscribed = k > 1.0;
     over_model = model;
     if (oversubscribed) {
-        over_model.L += model.wake * (k - 1.0);
+        over_model.wait = model.wake * (k - 1.0);
         over_model.msg_extra = model.turn;
     }
 }
@@ -86,8 +91,15 @@ static unsigned generation = 1;
  * max(x(m) + L, HOP(m)). Messages that follow one another from the same
  * sender add g(m) each.
  */
-#define HOP(x) mpii_plogp_hop(pp, (x))
+#define HOP(x) (mpii_plogp_hop(pp, (x)) + waits(pp, 1))
 #define XHOP(x) xhop(pp, (x))
+
+/* oversubscribed: the expected wait of the last of n receivers (see
+ * set_over_model); 0 otherwise */
+static double waits(const mpii_plogp_t *pp, int n)
+{
+    return n > 0 ? pp->wait * n / (n + 1.0) : 0.0;
+}
 
 static double xch(const mpii_plogp_t *pp, double m)
 {
@@ -95,17 +107,58 @@ static double xch(const mpii_plogp_t *pp, double m)
     return g > cpu ? g : cpu;
 }
 
+/* oversubscribed, an exchange step waits twice: for the partner's turn
+ * (its message), and for its own next turn once that message is there */
 static double xhop(const mpii_plogp_t *pp, double m)
 {
-    double x = XCH(m) + LAT, h = HOP(m);
-    return x > h ? x : h;
+    double x = XCH(m) + LAT, h = mpii_plogp_hop(pp, m);
+    return (x > h ? x : h) + 2.0 * waits(pp, 1);
 }
 
 /* n messages of m bytes from one sender, back to back: the last arrives
- * after (n - 1) g(m) + HOP(m) */
+ * after (n - 1) g(m) + HOP(m) (oversubscribed: the last of n receivers) */
 static double fan(const mpii_plogp_t *pp, int n, double m)
 {
-    return n > 0 ? (n - 1) * G(m) + HOP(m) : 0.0;
+    return n > 0 ? (n - 1) * G(m) + mpii_plogp_hop(pp, m) + waits(pp, n) : 0.0;
+}
+
+/*
+ * The critical path of the binomial tree of bcast_binomial.c,
+ * scatter_binomial.c and reduce_binomial.c (gather the same mirrored)
+ * below node v (relative rank), whose children are v + 2^j for 2^j < span
+ * (span: v's lowest set bit, P rounded up to a power of two at the root),
+ * largest subtree first, sent back to back. The message to a child carries
+ * m bytes, or with `blocks` m per rank of the child's subtree; `extra` is
+ * added per edge (the combining of a reduction). For P a power of two this
+ * is ceil(log2 P) hops; for other P the subtrees are uneven and the
+ * critical path shorter (P = 6: g + 2 hops, not 3 hops).
+ */
+static double binomial_below(const mpii_plogp_t *pp, int P, int v, int span, double m, int blocks, double extra)
+{
+    double sent = 0.0, worst = 0.0;
+    int n = 0;
+
+    for (int j = span >> 1; j >= 1; j >>= 1) {
+        int c = v + j;
+        if (c >= P)
+            continue;
+        int size = P - c < j ? P - c : j;
+        double b = blocks ? m * size : m;
+        double t = sent + mpii_plogp_hop(pp, b) + extra + binomial_below(pp, P, c, j, m, blocks, extra);
+        sent += G(b);
+        if (t > worst)
+            worst = t;
+        n++;
+    }
+    return n > 0 ? worst + waits(pp, n) : 0.0;
+}
+
+static double binomial_tree(const mpii_plogp_t *pp, int P, double m, int blocks, double extra)
+{
+    int span = 1;
+    while (span < P)
+        span <<= 1;
+    return binomial_below(pp, P, 0, span, m, blocks, extra);
 }
 
 static int ceil_log2(int p)
@@ -140,7 +193,7 @@ static double c_barrier_dissemination(const mpii_plogp_t *pp, int P, double m, d
 static double c_bcast_binomial(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return ceil_log2(P) * HOP(m);
+    return binomial_tree(pp, P, m, 0, 0.0);
 }
 
 static double c_bcast_flat(const mpii_plogp_t *pp, int P, double m, double s)
@@ -172,13 +225,11 @@ static double c_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
     return h * fan(pp, d, s) + (k - 1) * (P > 3 ? pipe_step(pp, s, d) : d * G(s));
 }
 
-/* binomial scatter of m/P blocks: level j carries 2^j blocks */
+/* binomial scatter of blocks of `block` bytes: each message carries the
+ * blocks of the receiver's subtree */
 static double binomial_scatter(const mpii_plogp_t *pp, int P, double block)
 {
-    double t = 0.0;
-    for (int j = 0; j < ceil_log2(P); j++)
-        t += HOP((double)(1 << j) * block);
-    return t;
+    return binomial_tree(pp, P, block, 1, 0.0);
 }
 
 static double c_bcast_scatter_allgather(const mpii_plogp_t *pp, int P, double m, double s)
@@ -191,7 +242,7 @@ static double c_bcast_scatter_allgather(const mpii_plogp_t *pp, int P, double m,
 static double c_reduce_binomial(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return ceil_log2(P) * (HOP(m) + pp->gamma * m);
+    return binomial_tree(pp, P, m, 0, pp->gamma * m);
 }
 
 static double c_reduce_linear(const mpii_plogp_t *pp, int P, double m, double s)
@@ -302,7 +353,7 @@ static double c_allgather_bruck(const mpii_plogp_t *pp, int P, double m, double 
 /* --- alltoall (m = one destination's block) --- */
 static double a2a_lower(const mpii_plogp_t *pp, int P, double m)
 {
-    return (P - 1) * (OS(m) + OR(m)) + LAT;
+    return (P - 1) * (OS(m) + OR(m)) + LAT + waits(pp, P - 1);
 }
 
 static double a2a_upper(const mpii_plogp_t *pp, int P, double m)
@@ -326,9 +377,11 @@ static double c_alltoall_rotated(const mpii_plogp_t *pp, int P, double m, double
 static double c_alltoall_direct(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    /* the same order everywhere makes all ranks hit one receiver at a time */
+    /* the same order everywhere makes all ranks hit one receiver at a time:
+     * it gets its P - 1 blocks in a burst and takes them one after the
+     * other, while the next receivers wait for their own burst */
     double c = 2 * pp->contention < 1.0 ? 2 * pp->contention : 1.0;
-    return between(a2a_lower(pp, P, m), a2a_upper(pp, P, m), c);
+    return between(a2a_lower(pp, P, m), a2a_upper(pp, P, m), c) + (P - 2) * OR(m);
 }
 
 static double c_alltoall_pairwise(const mpii_plogp_t *pp, int P, double m, double s)
@@ -647,15 +700,26 @@ static void choose(mpii_coll_op_t op, int P, double m, long count, int commutati
 {
     const op_info_t *o = &ops[op];
 
+    const mpii_plogp_t *pm = oversubscribed ? &over_model : &model;
+    double crit = INFINITY;
+
     ch->algo = ch->second = -1;
     ch->t = ch->t2 = INFINITY;
     ch->seg = m;
     for (int i = 0; i < o->nalgos; i++) {
-        double seg, t;
+        double seg, t, c;
         if (!applies(&o->algos[i], P, m, count, commutative))
             continue;
         t = eval(&o->algos[i], P, m, &seg);
-        if (t < ch->t) {
+        /* A tie (within 0.1 %) happens when the CPU-work bound decides
+         * (oversubscribed, long messages: every exchange algorithm moves
+         * the same bytes); the shorter critical path then wins, the one
+         * whose ranks wait least for one particular partner (measured at
+         * P = 3..8 on 2 CPUs, Alltoall of 1 MiB blocks: rotated 10-20 %
+         * faster than pairwise, both at the bound). */
+        c = o->algos[i].cost(pm, P, m, seg);
+        if (t < ch->t * (1.0 - 1e-3) || (t <= ch->t * (1.0 + 1e-3) && c < crit)) {
+            crit = c;
             ch->second = ch->algo;
             ch->t2 = ch->t;
             ch->algo = i;
@@ -840,10 +904,9 @@ static int loaded(int rank)
                 model.contention, model.gamma);
         if (oversubscribed)
             fprintf(stderr,
-                    "mbmpi coll: %d ranks on %d CPUs: every hop costs %.2f us more (wake %.2f us x %.2f extra "
-                    "ranks per CPU)\n",
-                    host_ranks, host_cpus, over_model.L - model.L, model.wake,
-                    (double)host_ranks / host_cpus - 1.0);
+                    "mbmpi coll: %d ranks on %d CPUs: a receiver waits for its turn, up to a scheduling "
+                    "round of %.2f us (wake %.2f us x %.2f extra ranks per CPU): half of it per hop\n",
+                    host_ranks, host_cpus, over_model.wait, model.wake, (double)host_ranks / host_cpus - 1.0);
     }
     return MPI_SUCCESS;
 }

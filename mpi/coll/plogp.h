@@ -55,6 +55,9 @@ typedef struct mpii_plogp {
      * message of its CPU-work bound, through msg_extra. */
     double turn;
     double msg_extra; /* set by model.c (0 from the parser) */
+    /* what a receiver waits, oversubscribed, for its turn: up to a whole
+     * scheduling round (set by model.c from wake; 0 from the parser) */
+    double wait;
     int nrows;
     double m[MPII_PLOGP_MAX_ROWS];
     double os[MPII_PLOGP_MAX_ROWS];
