@@ -144,3 +144,115 @@ void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr)
     *ierr = MPI_Op_commutative(*op, &c);
     *commute = mf_logical(c);
 }
+
+/* ---- nonblocking collectives (request: an INTEGER handle, as in C) ---- */
+
+void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ibarrier(*comm, request);
+}
+
+void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,
+                 MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ibcast(mf_buf(buffer), *count, *datatype, *root, *comm, request);
+}
+
+void mpi_ireduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                  MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ireduce(mf_buf(sendbuf), mf_buf(recvbuf), *count, *datatype, *op, *root, *comm, request);
+}
+
+void mpi_iallreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                     MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Iallreduce(mf_buf(sendbuf), mf_buf(recvbuf), *count, *datatype, *op, *comm, request);
+}
+
+void mpi_iscatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                   MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                   MPI_Fint *ierr)
+{
+    *ierr = MPI_Iscatter(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype, *root,
+                         *comm, request);
+}
+
+void mpi_iscatterv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype,
+                    void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                    MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Iscatterv(mf_buf(sendbuf), sendcounts, displs, *sendtype, mf_buf(recvbuf), *recvcount,
+                          *recvtype, *root, *comm, request);
+}
+
+void mpi_igather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                  MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                  MPI_Fint *ierr)
+{
+    *ierr = MPI_Igather(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype, *root,
+                        *comm, request);
+}
+
+void mpi_igatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                   MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                   MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Igatherv(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), recvcounts, displs,
+                         *recvtype, *root, *comm, request);
+}
+
+void mpi_iallgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                     MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Iallgather(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype,
+                           *comm, request);
+}
+
+void mpi_iallgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                      MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                      MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Iallgatherv(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), recvcounts, displs,
+                            *recvtype, *comm, request);
+}
+
+void mpi_ialltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                    MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ialltoall(mf_buf(sendbuf), *sendcount, *sendtype, mf_buf(recvbuf), *recvcount, *recvtype,
+                          *comm, request);
+}
+
+void mpi_ialltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
+                     void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                     MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ialltoallv(mf_buf(sendbuf), sendcounts, sdispls, *sendtype, mf_buf(recvbuf), recvcounts,
+                           rdispls, *recvtype, *comm, request);
+}
+
+void mpi_ireduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype,
+                                MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ireduce_scatter_block(mf_buf(sendbuf), mf_buf(recvbuf), *recvcount, *datatype, *op, *comm,
+                                      request);
+}
+
+void mpi_ireduce_scatter_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype,
+                          MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ireduce_scatter(mf_buf(sendbuf), mf_buf(recvbuf), recvcounts, *datatype, *op, *comm, request);
+}
+
+void mpi_iscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Iscan(mf_buf(sendbuf), mf_buf(recvbuf), *count, *datatype, *op, *comm, request);
+}
+
+void mpi_iexscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,
+                  MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Iexscan(mf_buf(sendbuf), mf_buf(recvbuf), *count, *datatype, *op, *comm, request);
+}
