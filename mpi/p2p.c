@@ -1002,7 +1002,9 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
             return mpii_err(NULL, rc, "MPI_Request_get_status", "the query function failed");
         return MPI_SUCCESS;
     }
-    if (*flag && status) {
+    if (*flag && status && r->kind == MPII_REQ_NBC) {
+        status_empty(status); /* MPI_SOURCE and MPI_TAG are undefined (MPI 3.1 5.12) */
+    } else if (*flag && status) {
         proto_req_t *pr = &r->pr;
         status->MPI_SOURCE = pr->st_src;
         status->MPI_TAG = pr->st_tag;

@@ -389,6 +389,16 @@ static void check_errors(void)
         MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
     if (x != p * (p - 1) / 2)
         FAILX("Iallreduce completed by MPI_Test: %d", x);
+    /* MPI_Request_get_status: done without freeing; the status is empty */
+    flag = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    MPI_Status st;
+    while (!flag)
+        MPI_Request_get_status(r, &flag, &st);
+    if (r == MPI_REQUEST_NULL || st.MPI_SOURCE != MPI_ANY_SOURCE || st.MPI_TAG != MPI_ANY_TAG)
+        FAILX("MPI_Request_get_status of an Ibarrier: request %d, source %d, tag %d", (int)r, st.MPI_SOURCE,
+              st.MPI_TAG);
+    wait_ok(&r, "Ibarrier after MPI_Request_get_status");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
