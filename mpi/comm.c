@@ -314,9 +314,23 @@ int MPI_Comm_free(MPI_Comm *comm)
     rc = mpii_attr_comm_free(*comm);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, "MPI_Comm_free", "an attribute delete callback failed");
+    if (c->nbc_pending > 0) {
+        /* "pending operations complete normally" (MPI 3.1 6.4.3): a
+         * nonblocking collective still runs on c; the handle goes now, the
+         * structure when the last of them finishes (mpi/coll/nbc.c) */
+        c->in_use = 0;
+        c->free_deferred = 1;
+        *comm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
     comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
+}
+
+void mpii_comm_destroy_deferred(mpii_comm_t *c)
+{
+    comm_destroy(c);
 }
 
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)

@@ -13,7 +13,8 @@
  *      must still do its later steps of a pending MPI_Iallreduce;
  *   5. errors: a bad root is returned by the I-call, a NULL request is
  *      MPI_ERR_ARG, MPI_Cancel of a collective is MPI_ERR_REQUEST;
- *      MPI_Request_free of a pending collective is allowed; with
+ *      MPI_Request_free of a pending collective is allowed, and so is
+ *      MPI_Comm_free of its communicator (it completes normally); with
  *      NBC_FATAL=1 a bad root under the default handler ends the job with a
  *      message naming MPI_Ibcast.
  * Prints "nbc: ok" on success; a failed check aborts the job.
@@ -399,6 +400,21 @@ static void check_errors(void)
         FAILX("MPI_Request_get_status of an Ibarrier: request %d, source %d, tag %d", (int)r, st.MPI_SOURCE,
               st.MPI_TAG);
     wait_ok(&r, "Ibarrier after MPI_Request_get_status");
+    /* MPI_Comm_free of a communicator with a collective pending: the
+     * operation completes normally (under ASan, a use after free fails) */
+    MPI_Comm dup;
+    int big[4096];
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    for (int i = 0; i < 4096; i++)
+        big[i] = wrank + i;
+    MPI_Iallreduce(MPI_IN_PLACE, big, 4096, MPI_INT, MPI_SUM, dup, &r);
+    MPI_Comm_free(&dup);
+    if (dup != MPI_COMM_NULL)
+        FAILX("MPI_Comm_free with a pending Iallreduce left the handle");
+    wait_ok(&r, "Iallreduce on a freed communicator");
+    for (int i = 0; i < 4096; i++)
+        if (big[i] != p * (p - 1) / 2 + p * i)
+            FAILX("Iallreduce on a freed communicator: [%d]=%d", i, big[i]);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
