@@ -11,7 +11,12 @@
  *     in range, op valid for dt, MPI_IN_PLACE only where MPI allows it);
  *   - all traffic goes through the mpii_*_ctx point-to-point with coll = 1
  *     and the operation's fixed tag (MPII_COLL_TAG_*); successive collectives
- *     on one communicator are kept apart by MPI's non-overtaking order;
+ *     on one communicator are kept apart by MPI's non-overtaking order (run
+ *     by a nonblocking collective, mpi/coll/nbc.c, the tags get an offset
+ *     of that instance's own, mpii_coll_tag_off);
+ *   - waits go through mpii_progress_wait / mpii_waitall only (a
+ *     nonblocking collective's coroutine yields there), and no state is
+ *     kept in static variables across a wait (instances may interleave);
  *   - count == 0 and comm->size == 1 are valid and need no communication;
  *   - returns MPI_SUCCESS or an MPI error class, never calls an error handler
  *     (coll.c does, once).
