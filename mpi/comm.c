@@ -314,10 +314,11 @@ int MPI_Comm_free(MPI_Comm *comm)
     rc = mpii_attr_comm_free(*comm);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, "MPI_Comm_free", "an attribute delete callback failed");
-    if (c->nbc_pending > 0) {
-        /* "pending operations complete normally" (MPI 3.1 6.4.3): a
-         * nonblocking collective still runs on c; the handle goes now, the
-         * structure when the last of them finishes (mpi/coll/nbc.c) */
+    if (c->refs > 0) {
+        /* "pending operations complete normally" (MPI 3.1 6.4.3): some
+         * request (a receive, a send, a nonblocking collective) still uses
+         * c; the handle goes now, the structure when the last of them is
+         * released (mpii_comm_unref) */
         c->in_use = 0;
         c->free_deferred = 1;
         *comm = MPI_COMM_NULL;

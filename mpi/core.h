@@ -71,6 +71,7 @@ typedef struct mpii_request {
     int p_rank;
     int p_tag;
     int nbc_rc;              /* MPII_REQ_NBC: the collective's result (mpi/coll/nbc.c) */
+    mpii_comm_t *ref_comm;   /* the communicator this request holds a reference on, or NULL */
 } mpii_request_t;
 
 mpii_request_t *mpii_request_get(MPI_Request h);

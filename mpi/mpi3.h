@@ -11,6 +11,8 @@
 /* ---- p2p.c: request plumbing for the files below ---- */
 mpii_request_t *mpii_req_new(void);
 void mpii_req_release(mpii_request_t *r);
+/* r uses c until it is released (a deferred MPI_Comm_free waits for it). */
+void mpii_req_hold_comm(mpii_request_t *r, mpii_comm_t *c);
 /* Validate (comm, count, datatype, rank, tag) as every point-to-point call
  * does; `recv` allows the wildcards. */
 int mpii_p2p_check(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const void *buf, int count,

@@ -96,15 +96,21 @@ typedef struct mpii_comm {
     /* protocol per-communicator state */
     void *proto;
     unsigned nbc_seq;        /* nonblocking collectives started (mpi/coll/nbc.c) */
-    int nbc_pending;         /* of those, not finished yet */
-    int free_deferred;       /* MPI_Comm_free'd while nbc_pending: destroyed by the last one */
+    int refs;                /* requests that still use it (mpi/p2p.c, mpi/coll/nbc.c) */
+    int free_deferred;       /* MPI_Comm_free'd while refs > 0: destroyed by the last one */
 } mpii_comm_t;
 
 /* NULL for MPI_COMM_NULL, unknown or freed handles. */
 mpii_comm_t *mpii_comm_get(MPI_Comm comm);
 /* Destroy a communicator whose MPI_Comm_free waited for its pending
- * nonblocking collectives (free_deferred), once the last one finished. */
+ * requests (free_deferred), once the last one is released. */
 void mpii_comm_destroy_deferred(mpii_comm_t *c);
+/* A request (or pending operation) stops using c. */
+static inline void mpii_comm_unref(mpii_comm_t *c)
+{
+    if (--c->refs == 0 && c->free_deferred)
+        mpii_comm_destroy_deferred(c);
+}
 
 /* ------------------------------------------------------------------ */
 /* errors (mpi/errhandler.c)                                           */

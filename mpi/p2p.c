@@ -80,11 +80,34 @@ static mpii_request_t *req_new(void)
     return r;
 }
 
+/* r uses c until it is released: MPI_Comm_free of c meanwhile waits
+ * (mpi/comm.c). */
+static void req_hold_comm(mpii_request_t *r, mpii_comm_t *c)
+{
+    if (r->handle <= 0 || r->ref_comm == c)
+        return; /* a blocking call's request on its stack, or held already */
+    if (r->ref_comm)
+        mpii_comm_unref(r->ref_comm);
+    r->ref_comm = c;
+    if (c)
+        c->refs++;
+}
+
+void mpii_req_hold_comm(mpii_request_t *r, mpii_comm_t *c)
+{
+    req_hold_comm(r, c);
+}
+
 static void req_release(mpii_request_t *r)
 {
     int h = r->handle;
     free(r->tmp);
     r->tmp = NULL;
+    if (r->ref_comm) {
+        mpii_comm_t *c = r->ref_comm;
+        r->ref_comm = NULL;
+        mpii_comm_unref(c);
+    }
     if (h > 0) {
         r->handle = 0;
         req_free[nreq_free++] = h;
@@ -239,6 +262,7 @@ static void req_null_complete(mpii_request_t *r, mpii_comm_t *c, int kind)
     memset(&r->pr, 0, sizeof(r->pr));
     r->kind = kind;
     r->comm = c;
+    req_hold_comm(r, c);
     r->pr.done = 1;
     r->pr.st_src = MPI_PROC_NULL;
     r->pr.st_tag = MPI_ANY_TAG;
@@ -260,6 +284,7 @@ static int send_start(mpii_request_t *r, const void *buf, int count, mpii_dataty
     }
     r->kind = MPII_REQ_SEND;
     r->comm = c;
+    req_hold_comm(r, c);
     r->udt = NULL;
     if (dt->contig || !len) {
         p = (const char *)buf + dt->true_lb;
@@ -306,6 +331,7 @@ static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype
     }
     r->kind = MPII_REQ_RECV;
     r->comm = c;
+    req_hold_comm(r, c);
     r->udt = NULL;
     r->ubytes = len;
     if (dt->contig || !len) {
@@ -662,7 +688,7 @@ static int req_complete(mpii_request_t *r, MPI_Request *h, MPI_Status *st)
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     mpii_request_t *r;
-    mpii_comm_t *c;
+    MPI_Comm ch;
     int rc;
 
     MPII_CHECK_INIT("MPI_Wait");
@@ -675,17 +701,17 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     }
     sweep_freed();
     mpii_progress_wait(&r->pr.done);
-    c = r->comm;
+    ch = r->comm->handle; /* the communicator may go with the request */
     rc = req_complete(r, request, status);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, "MPI_Wait", "%s", req_err_text(rc));
+        return mpii_err(mpii_comm_get(ch), rc, "MPI_Wait", "%s", req_err_text(rc));
     return MPI_SUCCESS;
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     mpii_request_t *r;
-    mpii_comm_t *c;
+    MPI_Comm ch;
     int rc;
 
     MPII_CHECK_INIT("MPI_Test");
@@ -704,10 +730,10 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     *flag = r->pr.done;
     if (!*flag)
         return MPI_SUCCESS;
-    c = r->comm;
+    ch = r->comm->handle;
     rc = req_complete(r, request, status);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, "MPI_Test", "%s", req_err_text(rc));
+        return mpii_err(mpii_comm_get(ch), rc, "MPI_Test", "%s", req_err_text(rc));
     return MPI_SUCCESS;
 }
 
@@ -727,7 +753,7 @@ static int check_req_array(const char *fn, int count, MPI_Request reqs[])
 /* Complete every request of the array that is done; record errors. */
 static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[])
 {
-    mpii_comm_t *errc = NULL;
+    MPI_Comm errc = MPI_COMM_NULL;
     int i, err, any_err = 0;
 
     for (i = 0; i < count; i++) {
@@ -739,17 +765,17 @@ static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Statu
                 st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
-        mpii_comm_t *c = r->comm;
+        MPI_Comm ch = r->comm->handle; /* the communicator may go with the request */
         err = req_complete(r, &reqs[i], st);
         if (st)
             st->MPI_ERROR = err;
         if (err != MPI_SUCCESS && !any_err) {
             any_err = 1;
-            errc = c;
+            errc = ch;
         }
     }
     if (any_err)
-        return mpii_err(errc, MPI_ERR_IN_STATUS, fn, "a request failed (see the statuses)");
+        return mpii_err(mpii_comm_get(errc), MPI_ERR_IN_STATUS, fn, "a request failed (see the statuses)");
     return MPI_SUCCESS;
 }
 
@@ -811,7 +837,7 @@ static int any_common(const char *fn, int count, MPI_Request reqs[], int *index,
                       int blocking)
 {
     long idle = 0;
-    mpii_comm_t *c;
+    MPI_Comm ch;
     int i, rc;
 
     MPII_CHECK_INIT(fn);
@@ -850,10 +876,10 @@ static int any_common(const char *fn, int count, MPI_Request reqs[], int *index,
     if (flag)
         *flag = 1;
     *index = i;
-    c = req_active(reqs[i])->comm;
+    ch = req_active(reqs[i])->comm->handle; /* the communicator may go with the request */
     rc = req_complete(req_active(reqs[i]), &reqs[i], status);
     if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%s", req_err_text(rc));
+        return mpii_err(mpii_comm_get(ch), rc, fn, "%s", req_err_text(rc));
     return MPI_SUCCESS;
 }
 
@@ -870,7 +896,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 static int some_common(const char *fn, int incount, MPI_Request reqs[], int *outcount, int indices[],
                        MPI_Status statuses[], int blocking)
 {
-    mpii_comm_t *errc = NULL;
+    MPI_Comm errc = MPI_COMM_NULL;
     long idle = 0;
     int i, n, rc, any_err = 0;
 
@@ -902,19 +928,19 @@ static int some_common(const char *fn, int incount, MPI_Request reqs[], int *out
         int err;
         if (!r || !r->pr.done)
             continue;
-        mpii_comm_t *c = r->comm;
+        MPI_Comm ch = r->comm->handle; /* the communicator may go with the request */
         err = req_complete(r, &reqs[i], st);
         if (st)
             st->MPI_ERROR = err;
         if (err != MPI_SUCCESS && !any_err) {
             any_err = 1;
-            errc = c;
+            errc = ch;
         }
         indices[n++] = i;
     }
     *outcount = n;
     if (any_err)
-        return mpii_err(errc, MPI_ERR_IN_STATUS, fn, "a request failed (see the statuses)");
+        return mpii_err(mpii_comm_get(errc), MPI_ERR_IN_STATUS, fn, "a request failed (see the statuses)");
     return MPI_SUCCESS;
 }
 
@@ -1065,6 +1091,7 @@ static int init_common(const char *fn, const void *buf, int count, MPI_Datatype 
     r->persistent = 1;
     r->active = 0;
     r->comm = c;
+    req_hold_comm(r, c);
     r->kind = recv ? MPII_REQ_RECV : MPII_REQ_SEND;
     r->p_recv = recv;
     r->p_sync = sync;

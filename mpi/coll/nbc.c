@@ -142,7 +142,7 @@ typedef struct nbc {
     int tag_off;
     const char *name;
     mpii_request_t *req;
-    mpii_comm_t *cm; /* the communicator (kept alive while this runs) */
+    mpii_comm_t *cm; /* the communicator (its request holds a reference) */
     enum nbc_kind kind;
     /* the call's arguments */
     const void *sbuf;
@@ -319,12 +319,6 @@ static void finish(nbc_t *c)
     r->nbc_rc = c->rc;
     r->pr.done = 1;
     mpii_nbc_nactive--;
-    if (--c->cm->nbc_pending == 0 && c->cm->free_deferred) {
-        /* MPI_Comm_free'd meanwhile: an error of MPI_Wait now goes to
-         * MPI_COMM_WORLD's handler */
-        r->comm = mpii_comm_get(MPI_COMM_WORLD);
-        mpii_comm_destroy_deferred(c->cm);
-    }
     release(c);
 }
 
@@ -408,11 +402,11 @@ static int nbc_start(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Request *r
     c->name = fn;
     c->req = r;
     c->cm = comm;
-    comm->nbc_pending++;
     ctx_init(c);
     memset(&r->pr, 0, sizeof(r->pr));
     r->kind = MPII_REQ_NBC;
     r->comm = comm;
+    mpii_req_hold_comm(r, comm); /* kept until the request goes: MPI_Comm_free waits */
     r->udt = NULL;
     r->tmp = NULL;
     r->ubytes = 0;
