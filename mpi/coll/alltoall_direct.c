@@ -13,8 +13,10 @@
  * contention ratio of the network, in [0, 1]):
  *   lower = (P - 1) (o_s(m) + o_r(m)) + L    sends overlap fully
  *   upper = (P - 1) g(m) + L                 the link serialises them
- *   T = lower + min(1, 2c) (upper - lower)   (rotated: c; the same order
- *   everywhere is modelled as twice the contention)
+ *   T = lower + min(1, 2c) (upper - lower) + (P - 2) o_r(m)
+ *   (rotated: c and no last term; the same order everywhere is modelled
+ *   as twice the contention, and each receiver gets its P - 1 blocks in a
+ *   burst that it takes one after the other)
  *
  * Limits:
  *   Any P. sendbuf is never MPI_IN_PLACE here (coll_more.c copies the input

@@ -18,8 +18,10 @@
  *       round 1      round 2   round 3
  *
  * Cost (pLogP: L latency, g(m) gap of an m-byte message, P ranks):
- *   T = ceil(log2 P) * (L + g(m)); the root sends ceil(log2 P) messages of m
- *   bytes, every other rank receives one. Good for small m; for large m the
+ *   T = ceil(log2 P) * (L + g(m)) for P a power of two; the root sends
+ *   ceil(log2 P) messages of m bytes, every other rank receives one. For
+ *   other P the subtrees are uneven and model.c walks the tree (P = 6:
+ *   g(m) + 2 (L + g(m))). Good for small m; for large m the
  *   whole message is forwarded store-and-forward log2 P times, where a
  *   segmented chain or a scatter + allgather algorithm would win.
  *
