@@ -98,11 +98,14 @@ typedef ucontext_t nbc_ctx_t;
 #define NBC_ASAN 1
 #endif
 #endif
+/* A coroutine's stack: the collective's own frames need a few KiB, but a
+ * user-defined reduction op runs on it too, and may keep big arrays on
+ * its stack. The mapping is MAP_NORESERVE: untouched pages cost nothing. */
 #ifdef NBC_ASAN
 #include <sanitizer/common_interface_defs.h>
-#define NBC_STACK (1u << 20)
+#define NBC_STACK (4u << 20)
 #else
-#define NBC_STACK (256u << 10)
+#define NBC_STACK (1u << 20)
 #endif
 #define NBC_POOL 16 /* stacks kept for reuse */
 

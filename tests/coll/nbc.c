@@ -11,7 +11,8 @@
  *      receiving): only MPI_Iprobe and MPI_Test drive it;
  *   4. progress from blocking point-to-point: a rank blocked in MPI_Recv
  *      must still do its later steps of a pending MPI_Iallreduce;
- *   5. errors: a bad root is returned by the I-call, a NULL request is
+ *   5. a user-defined op with 400 KB on its stack runs on the coroutine's;
+ *   6. errors: a bad root is returned by the I-call, a NULL request is
  *      MPI_ERR_ARG, MPI_Cancel of a collective is MPI_ERR_REQUEST;
  *      MPI_Request_free of a pending collective is allowed, and so is
  *      MPI_Comm_free of its communicator (it completes normally); with
@@ -348,6 +349,34 @@ static void check_blocking_progress(void)
             FAILX("progress: Iallreduce buf[%d]=%d", i, buf[i]);
 }
 
+/* a user op that keeps 400 KB on its stack (it runs on the coroutine's) */
+static void big_stack_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    volatile char pad[400000];
+    (void)dt;
+    for (size_t i = 0; i < sizeof pad; i += 4096)
+        pad[i] = (char)i;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i] + pad[0];
+}
+
+static void check_user_op(void)
+{
+    int p, v[16];
+    MPI_Op op;
+    MPI_Request r;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Op_create(big_stack_sum, 1, &op);
+    for (int i = 0; i < 16; i++)
+        v[i] = wrank + i;
+    MPI_Iallreduce(MPI_IN_PLACE, v, 16, MPI_INT, op, MPI_COMM_WORLD, &r);
+    wait_ok(&r, "Iallreduce with a user op");
+    for (int i = 0; i < 16; i++)
+        if (v[i] != p * (p - 1) / 2 + p * i)
+            FAILX("Iallreduce with a user op with a big stack: [%d]=%d", i, v[i]);
+    MPI_Op_free(&op);
+}
+
 static void check_errors(void)
 {
     int p, x = 0, rc;
@@ -443,6 +472,7 @@ int main(int argc, char **argv)
     check_overlap(half);
     check_nbx();
     check_blocking_progress();
+    check_user_op();
     check_errors();
     MPI_Comm_free(&half);
     MPI_Finalize();
