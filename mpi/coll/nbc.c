@@ -145,7 +145,6 @@ typedef struct nbc {
     int tag_off;
     const char *name;
     mpii_request_t *req;
-    mpii_comm_t *cm; /* the communicator (its request holds a reference) */
     enum nbc_kind kind;
     /* the call's arguments */
     const void *sbuf;
@@ -404,7 +403,6 @@ static int nbc_start(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Request *r
     c->tag_off = MPII_NBC_TAG_BASE + (int)(seq << 8);
     c->name = fn;
     c->req = r;
-    c->cm = comm;
     ctx_init(c);
     memset(&r->pr, 0, sizeof(r->pr));
     r->kind = MPII_REQ_NBC;
@@ -464,6 +462,34 @@ static int nbc_check(const char *fn, MPI_Comm comm, MPI_Request *request, mpii_c
     c->kind = kind_;                                                                                         \
     c->comm = comm
 
+/* the send side, the receive side, and the arguments of a reduction */
+static void set_send(nbc_t *c, const void *buf, int count, const int *counts, const int *displs,
+                     MPI_Datatype dt)
+{
+    c->sbuf = buf;
+    c->scount = count;
+    c->scounts = counts;
+    c->sdispls = displs;
+    c->stype = dt;
+}
+
+static void set_recv(nbc_t *c, void *buf, int count, const int *counts, const int *displs, MPI_Datatype dt)
+{
+    c->rbuf = buf;
+    c->rcount = count;
+    c->rcounts = counts;
+    c->rdispls = displs;
+    c->rtype = dt;
+}
+
+static void set_reduce(nbc_t *c, const void *sendbuf, void *recvbuf, int count, const int *counts,
+                       MPI_Datatype dt, MPI_Op op)
+{
+    c->sbuf = sendbuf;
+    set_recv(c, recvbuf, count, counts, NULL, dt);
+    c->op = op;
+}
+
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Ibarrier", NBC_BARRIER);
@@ -473,9 +499,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Ibcast", NBC_BCAST);
-    c->rbuf = buffer;
-    c->rcount = count;
-    c->rtype = datatype;
+    set_recv(c, buffer, count, NULL, NULL, datatype);
     c->root = root;
     return nbc_start(c, fn, cm, request);
 }
@@ -484,11 +508,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Ireduce", NBC_REDUCE);
-    c->sbuf = sendbuf;
-    c->rbuf = recvbuf;
-    c->rcount = count;
-    c->rtype = datatype;
-    c->op = op;
+    set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
     c->root = root;
     return nbc_start(c, fn, cm, request);
 }
@@ -497,11 +517,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Iallreduce", NBC_ALLREDUCE);
-    c->sbuf = sendbuf;
-    c->rbuf = recvbuf;
-    c->rcount = count;
-    c->rtype = datatype;
-    c->op = op;
+    set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -509,12 +525,8 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Iscatter", NBC_SCATTER);
-    c->sbuf = sendbuf;
-    c->scount = sendcount;
-    c->stype = sendtype;
-    c->rbuf = recvbuf;
-    c->rcount = recvcount;
-    c->rtype = recvtype;
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
     c->root = root;
     return nbc_start(c, fn, cm, request);
 }
@@ -524,13 +536,8 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Request *request)
 {
     NBC_BEGIN("MPI_Iscatterv", NBC_SCATTERV);
-    c->sbuf = sendbuf;
-    c->scounts = sendcounts;
-    c->sdispls = displs;
-    c->stype = sendtype;
-    c->rbuf = recvbuf;
-    c->rcount = recvcount;
-    c->rtype = recvtype;
+    set_send(c, sendbuf, 0, sendcounts, displs, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
     c->root = root;
     return nbc_start(c, fn, cm, request);
 }
@@ -539,12 +546,8 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Igather", NBC_GATHER);
-    c->sbuf = sendbuf;
-    c->scount = sendcount;
-    c->stype = sendtype;
-    c->rbuf = recvbuf;
-    c->rcount = recvcount;
-    c->rtype = recvtype;
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
     c->root = root;
     return nbc_start(c, fn, cm, request);
 }
@@ -554,13 +557,8 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Request *request)
 {
     NBC_BEGIN("MPI_Igatherv", NBC_GATHERV);
-    c->sbuf = sendbuf;
-    c->scount = sendcount;
-    c->stype = sendtype;
-    c->rbuf = recvbuf;
-    c->rcounts = recvcounts;
-    c->rdispls = displs;
-    c->rtype = recvtype;
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, 0, recvcounts, displs, recvtype);
     c->root = root;
     return nbc_start(c, fn, cm, request);
 }
@@ -569,12 +567,8 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Iallgather", NBC_ALLGATHER);
-    c->sbuf = sendbuf;
-    c->scount = sendcount;
-    c->stype = sendtype;
-    c->rbuf = recvbuf;
-    c->rcount = recvcount;
-    c->rtype = recvtype;
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -583,13 +577,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Request *request)
 {
     NBC_BEGIN("MPI_Iallgatherv", NBC_ALLGATHERV);
-    c->sbuf = sendbuf;
-    c->scount = sendcount;
-    c->stype = sendtype;
-    c->rbuf = recvbuf;
-    c->rcounts = recvcounts;
-    c->rdispls = displs;
-    c->rtype = recvtype;
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, 0, recvcounts, displs, recvtype);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -597,12 +586,8 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Ialltoall", NBC_ALLTOALL);
-    c->sbuf = sendbuf;
-    c->scount = sendcount;
-    c->stype = sendtype;
-    c->rbuf = recvbuf;
-    c->rcount = recvcount;
-    c->rtype = recvtype;
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -611,14 +596,8 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Ialltoallv", NBC_ALLTOALLV);
-    c->sbuf = sendbuf;
-    c->scounts = sendcounts;
-    c->sdispls = sdispls;
-    c->stype = sendtype;
-    c->rbuf = recvbuf;
-    c->rcounts = recvcounts;
-    c->rdispls = rdispls;
-    c->rtype = recvtype;
+    set_send(c, sendbuf, 0, sendcounts, sdispls, sendtype);
+    set_recv(c, recvbuf, 0, recvcounts, rdispls, recvtype);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -626,11 +605,7 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Ireduce_scatter", NBC_REDUCE_SCATTER);
-    c->sbuf = sendbuf;
-    c->rbuf = recvbuf;
-    c->rcounts = recvcounts;
-    c->rtype = datatype;
-    c->op = op;
+    set_reduce(c, sendbuf, recvbuf, 0, recvcounts, datatype, op);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -638,11 +613,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Ireduce_scatter_block", NBC_REDUCE_SCATTER_BLOCK);
-    c->sbuf = sendbuf;
-    c->rbuf = recvbuf;
-    c->rcount = recvcount;
-    c->rtype = datatype;
-    c->op = op;
+    set_reduce(c, sendbuf, recvbuf, recvcount, NULL, datatype, op);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -650,11 +621,7 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
               MPI_Request *request)
 {
     NBC_BEGIN("MPI_Iscan", NBC_SCAN);
-    c->sbuf = sendbuf;
-    c->rbuf = recvbuf;
-    c->rcount = count;
-    c->rtype = datatype;
-    c->op = op;
+    set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -662,10 +629,6 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Iexscan", NBC_EXSCAN);
-    c->sbuf = sendbuf;
-    c->rbuf = recvbuf;
-    c->rcount = count;
-    c->rtype = datatype;
-    c->op = op;
+    set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
     return nbc_start(c, fn, cm, request);
 }
