@@ -450,6 +450,10 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
         *value = tl_shmem_pulled(mpii_g.tl);
         return MPI_SUCCESS;
     }
+    if (!strcmp(name, "shm_exchange_pulls")) { /* 1: exchanges of 64 KiB+ are read by their targets */
+        *value = (unsigned long long)tl_shmem_exchange_pulls(mpii_g.tl);
+        return MPI_SUCCESS;
+    }
     s = proto_stats(mpii_g.p);
     for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
         if (!strcmp(tab[i].name, name)) {

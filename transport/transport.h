@@ -105,10 +105,12 @@ extern const tl_ops_t tl_shmem_ops;
 unsigned long tl_shmem_rejected_writes(tl_t *tl);
 /* While on (calls nest; NULL or another transport: no-op), writes of 64 KiB
  * or more are read by their target with one copy (process_vm_readv) when
- * MBMPI_SHM_CMA=auto, the default: for exchanges, where both ranks send and
- * receive at once and the rings' second copy only adds work to two busy
- * CPUs. */
+ * MBMPI_SHM_CMA=exchange, or auto (the default) where that copy is fast
+ * enough: for exchanges, where both ranks send and receive at once and the
+ * rings' second copy only adds work to two busy CPUs. */
 void tl_shmem_single_copy(tl_t *tl, int on);
+/* 1 when exchanges are read by their targets (see above), else 0. */
+int tl_shmem_exchange_pulls(tl_t *tl);
 /* Pieces of peers' writes this rank copied itself (process_vm_readv); 0 for
  * another transport. */
 unsigned long tl_shmem_pulled(tl_t *tl);

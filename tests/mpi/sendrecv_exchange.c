@@ -3,9 +3,11 @@
  * ring (send right, receive left) for sizes from 1 B to 4 MiB, odd sizes
  * included; every received byte is checked against its sender's pattern.
  * Over mbshm exchanges of 64 KiB or more are read by the receiver itself
- * (MBMPI_SHM_CMA=auto, the default); with EXCHANGE_EXPECT_PULL=1 every
- * rank of a pair must have read at least one piece (MPIX_Stat_get
- * "shm_pulled"), i.e. that path really ran. Exit status 0 when all holds.
+ * (MBMPI_SHM_CMA=exchange, or auto where process_vm_readv is fast enough);
+ * with EXCHANGE_EXPECT_PULL=1 every rank of a pair must have read at least
+ * one piece (MPIX_Stat_get "shm_pulled"), i.e. that path really ran; with
+ * 0 none; with auto one exactly when the library says exchanges pull here
+ * ("shm_exchange_pulls"). Exit status 0 when all holds.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -64,11 +66,21 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (getenv("EXCHANGE_EXPECT_PULL") && atoi(getenv("EXCHANGE_EXPECT_PULL")) && (rank ^ 1) < size) {
-        unsigned long long pulled = 0;
+    const char *expect = getenv("EXCHANGE_EXPECT_PULL");
+    if (expect && (rank ^ 1) < size) {
+        unsigned long long pulled = 0, pulls = (unsigned long long)atoi(expect);
         MPIX_Stat_get("shm_pulled", &pulled);
-        if (pulled == 0) {
+        if (!strcmp(expect, "auto") && MPIX_Stat_get("shm_exchange_pulls", &pulls) != MPI_SUCCESS) {
+            fprintf(stderr, "FAIL sendrecv_exchange: no counter shm_exchange_pulls\n");
+            failed = 1;
+        }
+        if (pulls && pulled == 0) {
             fprintf(stderr, "FAIL sendrecv_exchange: rank %d read no piece of its peers' writes\n", rank);
+            failed = 1;
+        }
+        if (!pulls && pulled != 0) {
+            fprintf(stderr, "FAIL sendrecv_exchange: rank %d read %llu pieces, but exchanges do not pull\n",
+                    rank, pulled);
             failed = 1;
         }
     }

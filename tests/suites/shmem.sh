@@ -53,9 +53,12 @@ run manifest --providers mbshm
         echo "$l ok MBMPI_SHM_CMA=pull"
     done
     echo "p2p_basic 3 ok MBMPI_SHM_CMA=1 MBMPI_SHM_RING=64K"
-    # exchanges of 64 KiB or more are read by the receiver (MBMPI_SHM_CMA=auto)
-    echo "sendrecv_exchange 2 ok EXCHANGE_EXPECT_PULL=1"
-    echo "sendrecv_exchange 4 ok EXCHANGE_EXPECT_PULL=1"
+    # exchanges of 64 KiB or more are read by the receiver (MBMPI_SHM_CMA=exchange;
+    # auto: where process_vm_readv is fast enough, and then only)
+    echo "sendrecv_exchange 2 ok EXCHANGE_EXPECT_PULL=1 MBMPI_SHM_CMA=exchange"
+    echo "sendrecv_exchange 4 ok EXCHANGE_EXPECT_PULL=1 MBMPI_SHM_CMA=exchange"
+    echo "sendrecv_exchange 2 ok EXCHANGE_EXPECT_PULL=auto"
+    echo "sendrecv_exchange 3 ok EXCHANGE_EXPECT_PULL=0 MBMPI_SHM_CMA=0"
     # an unknown value fails MPI_Init with a message naming the setting
     echo "sendrecv_exchange 2 fail stderr:MBMPI_SHM_CMA MBMPI_SHM_CMA=banana"
     echo "p2p_order 2 ok MBMPI_SHM_RING=64K"
