@@ -369,6 +369,7 @@ static void status_empty(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS; /* MPI 3.1 3.7.3: part of an empty status */
     st->mbmpi_count = 0;
     st->mbmpi_cancelled = 0;
 }

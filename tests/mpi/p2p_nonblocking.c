@@ -65,6 +65,10 @@ static void check_empty_status(const MPI_Status *st, const char *what)
           "%s: empty status expected, got source %d tag %d", what, st->MPI_SOURCE, st->MPI_TAG);
     MPI_CHECK(MPI_Get_count(st, MPI_INT, &cnt));
     CHECK(cnt == 0, "%s: empty status count %d", what, cnt);
+    /* MPI 3.1 3.7.3: an empty status also has error = MPI_SUCCESS */
+    CHECK(st->MPI_ERROR == MPI_SUCCESS, "%s: empty status has MPI_ERROR %d", what, st->MPI_ERROR);
+    MPI_CHECK(MPI_Test_cancelled(st, &cnt));
+    CHECK(!cnt, "%s: empty status is cancelled", what);
 }
 
 static void check_st(const MPI_Status *st, int src, int tag, int n, const char *what)
@@ -106,11 +110,18 @@ static void basic_wait(void)
     /* Wait / Test on MPI_REQUEST_NULL: return at once with an empty status */
     MPI_Request nul = MPI_REQUEST_NULL;
     int flag = 0;
+    st.MPI_ERROR = -1;
     MPI_CHECK(MPI_Wait(&nul, &st));
     check_empty_status(&st, "Wait(MPI_REQUEST_NULL)");
+    st.MPI_ERROR = -1;
     MPI_CHECK(MPI_Test(&nul, &flag, &st));
     CHECK(flag, "Test(MPI_REQUEST_NULL) flag false");
     check_empty_status(&st, "Test(MPI_REQUEST_NULL)");
+    st.MPI_ERROR = -1;
+    flag = 0;
+    MPI_CHECK(MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &st));
+    CHECK(flag, "Request_get_status(MPI_REQUEST_NULL) flag false");
+    check_empty_status(&st, "Request_get_status(MPI_REQUEST_NULL)");
 }
 
 /* Waitall on arrays containing MPI_REQUEST_NULL entries. */
