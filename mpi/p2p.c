@@ -417,7 +417,7 @@ static int req_finish(mpii_request_t *r, MPI_Status *st)
             st->MPI_SOURCE = pr->st_src;
             st->MPI_TAG = pr->st_tag;
             st->mbmpi_count = 0;
-            st->mbmpi_cancelled = 0;
+            st->mbmpi_cancelled = r->kind == MPII_REQ_SEND && pr->cancelled;
         }
         if (r->kind == MPII_REQ_SEND && pr->st_err != UT_OK)
             err = MPI_ERR_OTHER;
@@ -1056,8 +1056,9 @@ int MPI_Cancel(MPI_Request *request)
         return greq_cancel(r);
     if (r->kind == MPII_REQ_NBC) /* erroneous (MPI 3.1 5.12) */
         return mpii_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel", "a nonblocking collective cannot be cancelled");
-    /* Sends cannot be cancelled here: they complete normally (allowed). */
-    if (r->kind == MPII_REQ_RECV && !r->pr.done)
+    /* A send is cancelled while its receiver has not matched it (proto.c),
+     * even when it is already complete here (eager). */
+    if ((r->kind == MPII_REQ_RECV ? !r->pr.done : r->kind == MPII_REQ_SEND) && (!r->persistent || r->active))
         proto_cancel(mpii_g.p, &r->pr);
     return MPI_SUCCESS;
 }

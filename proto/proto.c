@@ -36,6 +36,17 @@
  * disarms REQ(seq) (and the rest of the chain) if still armed and answers
  * CANCEL_ACK; if it already wrote, the receive completes normally.
  *
+ * Cancel of a send: one that still waits for its CTS sends SCANCEL(sreq);
+ * the receiver drops the RTS if it is still unmatched in its unexpected
+ * queue and answers SCANCEL_ACK(1), the send then completes as cancelled;
+ * otherwise (matched: its CTS is on the way; or still held behind an
+ * earlier message) it answers 0 and the send completes normally. An eager
+ * send, complete here, is reopened (PS_CANCELING) and asks the same by its
+ * seq: the receiver drops the message if it is still unexpected (and
+ * returns its credits). A self send still unreceived is taken out of the
+ * queue at once. (MPI 3.1 3.8.4: either the cancel or the communication
+ * succeeds, not both.) Not in the Promela model, like the matched probe.
+ *
  * Matched probe (MPI_Mprobe): proto_improbe takes a message out of the
  * unexpected queue, exactly as a receive posted then would match it, and
  * proto_imrecv later consumes it with the same code (copy the eager payload
@@ -64,6 +75,8 @@ enum {
     PROTO_T_WDONE,
     PROTO_T_CANCEL,
     PROTO_T_CANCEL_ACK,
+    PROTO_T_SCANCEL,
+    PROTO_T_SCANCEL_ACK,
 };
 
 enum {
@@ -77,6 +90,7 @@ enum {
     PS_WRITING,
     PS_EAGER,
     PS_SELF,                 /* self rendezvous: waits for a local receive */
+    PS_CANCELING,            /* an eager send being cancelled: waits for SCANCEL_ACK */
     P_DONE,
 };
 
@@ -128,6 +142,15 @@ typedef struct proto_wdone {
 } proto_wdone_t;
 _Static_assert(sizeof(proto_wdone_t) == 24, "wdone");
 
+typedef struct proto_scancel_msg {
+    uint64_t sreq;  /* the sender's id of the send (echoed by the ACK) */
+    uint32_t seq;   /* the message's seq (eager) */
+    uint8_t eager;  /* 1: find the eager message by seq; 0: the RTS by sreq */
+    uint8_t result; /* ACK: 1 cancelled (the message was dropped), 0 not */
+    uint16_t pad;
+} proto_scancel_msg_t;
+_Static_assert(sizeof(proto_scancel_msg_t) == 16, "scancel");
+
 typedef struct proto_cancel_msg {
     uint32_t seq;
     uint32_t notify;
@@ -161,6 +184,7 @@ typedef struct proto_unexp {
     uint64_t sreq;
     int sync;
     size_t credits;          /* eager bytes to return on consumption */
+    uint32_t seq;            /* eager: the message's seq (self: a local count), for a cancel */
     proto_req_t *self_sreq;  /* self rendezvous */
     char *data;              /* inl, or malloc'ed when longer */
     char inl[UNEXP_INLINE];
@@ -230,6 +254,7 @@ struct proto {
     int *free_sslots;
     int nfree_sslots;
     uint32_t scan_gen;
+    uint32_t self_seq;       /* ids of eager self sends (cancel) */
     proto_stats_t stats;
 };
 
@@ -240,6 +265,8 @@ static void proto_h_cts(void *arg, int src, const void *msg, size_t len);
 static void proto_h_wdone(void *arg, int src, const void *msg, size_t len);
 static void proto_h_cancel(void *arg, int src, const void *msg, size_t len);
 static void proto_h_cancel_ack(void *arg, int src, const void *msg, size_t len);
+static void proto_h_scancel(void *arg, int src, const void *msg, size_t len);
+static void proto_h_scancel_ack(void *arg, int src, const void *msg, size_t len);
 static void proto_h_notify(void *arg, uint32_t data);
 static void proto_req_scan(proto_t *p, int peer);
 static void proto_advance(proto_t *p, int peer);
@@ -301,6 +328,8 @@ int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p)
         mbcf_set_handler(m, PROTO_T_WDONE, proto_h_wdone, p);
         mbcf_set_handler(m, PROTO_T_CANCEL, proto_h_cancel, p);
         mbcf_set_handler(m, PROTO_T_CANCEL_ACK, proto_h_cancel_ack, p);
+        mbcf_set_handler(m, PROTO_T_SCANCEL, proto_h_scancel, p);
+        mbcf_set_handler(m, PROTO_T_SCANCEL_ACK, proto_h_scancel_ack, p);
         mbcf_set_notify_handler(m, proto_h_notify, p);
     }
     *p_p = p;
@@ -504,6 +533,10 @@ static void proto_send_op_cb(mbcf_op_t *op, int status)
     proto_req_t *r = ut_container_of(op, proto_req_t, op);
 
     r->st_err = status;
+    if (r->canceling) { /* a cancel is asking the receiver: done with its answer */
+        r->state = PS_CANCELING;
+        return;
+    }
     r->state = P_DONE;
     r->done = 1;
 }
@@ -648,6 +681,7 @@ static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, si
     u->ctx = env.ctx;
     u->len = (size_t)env.len;
     if (type == PROTO_T_EAGER) {
+        u->seq = env.seq;
         u->credits = eager_cost(u->len);
         if (u->len)
             memcpy(u->data, msg + sizeof(env), u->len);
@@ -1149,6 +1183,64 @@ reject:
     p->stats.rejected++;
 }
 
+/* A sender cancels its RTS src -> us: drop it if nobody matched it yet. */
+static void proto_h_scancel(void *arg, int src, const void *msg, size_t len)
+{
+    proto_t *p = arg;
+    proto_scancel_msg_t c;
+    ut_list_t *e, *tmp;
+
+    if (len != sizeof(c))
+        goto reject;
+    memcpy(&c, msg, sizeof(c));
+    c.result = 0;
+    ut_list_for_each_safe(e, tmp, &p->unexp)
+    {
+        proto_unexp_t *u = ut_container_of(e, proto_unexp_t, link);
+        if (u->peer == src && (c.eager ? u->kind == PROTO_T_EAGER && u->seq == c.seq
+                                       : u->kind == PROTO_T_RTS && u->sreq == c.sreq)) {
+            ut_list_del(&u->link);
+            if (u->kind == PROTO_T_EAGER)
+                mbcf_credits_return(p->m, src, u->credits);
+            unexp_release(p, u);
+            c.result = 1;
+            break;
+        }
+    }
+    mbcf_fifo_send(p->m, src, PROTO_T_SCANCEL_ACK, &c, sizeof(c), NULL, 0, NULL);
+    return;
+reject:
+    p->stats.rejected++;
+}
+
+static void proto_h_scancel_ack(void *arg, int src, const void *msg, size_t len)
+{
+    proto_t *p = arg;
+    proto_scancel_msg_t c;
+    proto_req_t *r;
+
+    if (len != sizeof(c) || (c.result = 0, memcpy(&c, msg, sizeof(c)), c.result > 1))
+        goto reject;
+    r = sreq_lookup(p, c.sreq);
+    if (!r || (r->state != PS_WAIT_CTS && r->state != PS_CANCELING && r->state != PS_EAGER) || r->peer != src ||
+        !r->canceling)
+        return; /* its CTS came first: it is being written */
+    r->canceling = 0;
+    if (r->state == PS_EAGER) { /* still leaving here: completes in proto_send_op_cb */
+        slot_free(p->sslots, p->free_sslots, &p->nfree_sslots, (int)(uint32_t)r->sreq_id);
+        r->sreq_id = UINT64_MAX;
+        r->cancelled = c.result;
+        return;
+    }
+    if (c.result || r->state == PS_CANCELING) {
+        r->cancelled = c.result;
+        proto_send_complete(p, r, r->st_err);
+    }
+    return;
+reject:
+    p->stats.rejected++;
+}
+
 /* ---------------------------------------------------------------- API */
 
 static void self_send(proto_t *p, proto_req_t *r)
@@ -1177,6 +1269,8 @@ static void self_send(proto_t *p, proto_req_t *r)
     if (r->len <= p->prm.eager_limit && !r->sync) {
         if (r->len)
             memcpy(u->data, r->buf, r->len);
+        u->seq = r->seq = p->self_seq++;
+        r->eager = 1;
         ut_list_push_back(&p->unexp, &u->link);
         proto_send_complete(p, r, UT_OK);
         return;
@@ -1204,6 +1298,8 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
     r->sync = sync;
     r->st_err = UT_OK;
     r->cancelled = 0;
+    r->canceling = 0;
+    r->eager = 0;
     r->sreq_id = UINT64_MAX;
     r->slot = -1;
     if (peer == p->prm.rank) {
@@ -1240,6 +1336,7 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
     env.len = len;
     if (len <= p->prm.eager_limit && !sync && mbcf_credits_take(p->m, peer, eager_cost(len))) {
         r->state = PS_EAGER;
+        r->eager = 1;
         r->op.cb = proto_send_op_cb;
         p->stats.eager_msgs++;
         p->stats.eager_bytes += len;
@@ -1396,10 +1493,62 @@ int proto_imrecv(proto_t *p, proto_req_t *r, void *buf, size_t len, proto_msg_t 
     return UT_OK;
 }
 
+static int send_cancel(proto_t *p, proto_req_t *r)
+{
+    proto_scancel_msg_t c = {0};
+    ut_list_t *e, *tmp;
+
+    if (r->state == PS_SELF || (r->state == P_DONE && r->eager && r->peer == p->prm.rank && !r->cancelled)) {
+        ut_list_for_each_safe(e, tmp, &p->unexp)
+        {
+            proto_unexp_t *u = ut_container_of(e, proto_unexp_t, link);
+            if (u->kind == UNEXP_SELF && (r->state == PS_SELF ? u->self_sreq == r : !u->self_sreq && u->seq == r->seq)) {
+                ut_list_del(&u->link);
+                unexp_release(p, u);
+                r->cancelled = 1;
+                proto_send_complete(p, r, UT_OK);
+                break;
+            }
+        }
+        return UT_OK;
+    }
+    if ((r->state == P_DONE || r->state == PS_EAGER) && r->eager && !r->cancelled && !r->canceling &&
+        r->st_err == UT_OK && r->peer != p->prm.rank) {
+        /* reopen it until the receiver says whether it dropped the message
+         * (the FIFO delivers this question after the message) */
+        int s, rc = slot_alloc(&p->sslots, &p->nsslots, &p->free_sslots, &p->nfree_sslots, r, &s);
+        if (rc != UT_OK)
+            return rc;
+        r->sreq_id = sreq_make(p, s);
+        if (r->state == P_DONE) {
+            r->state = PS_CANCELING;
+            r->done = 0;
+        }
+        c.eager = 1;
+        c.seq = r->seq;
+    } else if (r->state != PS_WAIT_CTS || r->canceling) {
+        return UT_OK; /* being written, done, or already asked */
+    }
+    r->canceling = 1;
+    c.sreq = r->sreq_id;
+    p->stats.cancel_sent++;
+    int rc = mbcf_fifo_send(p->m, r->peer, PROTO_T_SCANCEL, &c, sizeof(c), NULL, 0, NULL);
+    if (rc != UT_OK && c.eager) { /* could not ask: it stays sent */
+        r->canceling = 0;
+        slot_free(p->sslots, p->free_sslots, &p->nfree_sslots, (int)(uint32_t)r->sreq_id);
+        r->sreq_id = UINT64_MAX;
+        if (r->state == PS_CANCELING)
+            proto_send_complete(p, r, r->st_err);
+    }
+    return rc;
+}
+
 int proto_cancel(proto_t *p, proto_req_t *r)
 {
     proto_cancel_msg_t c = {0};
 
+    if (r->kind == PROTO_REQ_SEND)
+        return send_cancel(p, r);
     if (r->kind != PROTO_REQ_RECV || r->state != PR_POSTED)
         return UT_OK; /* matched or done: cannot be cancelled */
     posted_remove(r);

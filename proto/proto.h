@@ -54,6 +54,7 @@ typedef struct proto_req {
     int resolved;            /* the REQ'd message is being written here */
     int rts_path;            /* matched an RTS (else: REQ path) */
     int canceling;
+    int eager;               /* send: went eager (complete here; a cancel asks the receiver) */
     int wdone;
     uint32_t chunks_expected;
     uint32_t chunks_got;
@@ -113,7 +114,8 @@ int proto_improbe(proto_t *p, int peer, int src, uint32_t ctx, int tag, int *fla
 /* Receive a message of proto_improbe into buf; consumes msg. Completion as
  * for proto_irecv (an RTS is answered with its CTS only now). */
 int proto_imrecv(proto_t *p, proto_req_t *r, void *buf, size_t len, proto_msg_t *msg);
-/* Cancel a pending receive; it completes (cancelled or not) later. */
+/* Cancel a pending receive, or a send still waiting for its CTS (or a self
+ * send for its receive); it completes (cancelled or not) later. */
 int proto_cancel(proto_t *p, proto_req_t *r);
 int proto_progress(proto_t *p);
 const proto_stats_t *proto_stats(const proto_t *p);
