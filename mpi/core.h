@@ -68,6 +68,7 @@ typedef struct mpii_request {
     void *p_buf;
     int p_count;
     MPI_Datatype p_dt;
+    mpii_datatype_t *p_dtcopy; /* a derived p_dt's type map, kept: the user may free the type */
     int p_rank;
     int p_tag;
     int nbc_rc;              /* MPII_REQ_NBC: the collective's result (mpi/coll/nbc.c) */

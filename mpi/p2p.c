@@ -75,6 +75,7 @@ static mpii_request_t *req_new(void)
     r->handle = h;
     r->freed = 0;
     r->tmp = NULL;
+    r->p_dtcopy = NULL;
     r->persistent = 0;
     r->active = 1;
     return r;
@@ -103,6 +104,8 @@ static void req_release(mpii_request_t *r)
     int h = r->handle;
     free(r->tmp);
     r->tmp = NULL;
+    free(r->p_dtcopy);
+    r->p_dtcopy = NULL;
     if (r->ref_comm) {
         mpii_comm_t *c = r->ref_comm;
         r->ref_comm = NULL;
@@ -1100,6 +1103,17 @@ static int init_common(const char *fn, const void *buf, int count, MPI_Datatype 
     r->p_buf = (void *)buf;
     r->p_count = count;
     r->p_dt = datatype;
+    if (!dt->predefined) {
+        /* MPI 3.1 4.1.9: freeing the type does not affect the request */
+        r->p_dtcopy = malloc(sizeof(*dt) + dt->nblocks * sizeof(mpii_dtblock_t));
+        if (!r->p_dtcopy) {
+            req_release(r);
+            return mpii_err(c, MPI_ERR_NO_MEM, fn, "out of memory");
+        }
+        *r->p_dtcopy = *dt;
+        r->p_dtcopy->blocks = (mpii_dtblock_t *)(r->p_dtcopy + 1);
+        memcpy(r->p_dtcopy->blocks, dt->blocks, dt->nblocks * sizeof(mpii_dtblock_t));
+    }
     r->p_rank = rank;
     r->p_tag = tag;
     *request = r->handle;
@@ -1152,9 +1166,7 @@ int MPI_Start(MPI_Request *request)
     r = mpii_request_get(*request);
     if (!r || !r->persistent || r->active)
         return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Start", "not an inactive persistent request");
-    if (mpii_datatype_check(r->p_dt) != MPI_SUCCESS)
-        return mpii_err(r->comm, MPI_ERR_TYPE, "MPI_Start", "the request's datatype is no longer valid");
-    dt = mpii_datatype_get(r->p_dt);
+    dt = r->p_dtcopy ? r->p_dtcopy : mpii_datatype_get(r->p_dt);
     r->tmp = NULL;
     if (r->p_recv) {
         rc = recv_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0);
