@@ -58,6 +58,7 @@ typedef struct dt_obj {
      * references through `handle` (MPI_Type_get_contents hands out more). */
     int refs;
     int hrefs;
+    int holds; /* pending nonblocking collectives using the handle: it stays bound */
     MPI_Datatype handle; /* MPI_DATATYPE_NULL once every user reference is freed */
     char name[MPI_MAX_OBJECT_NAME];
     /* the constructor call (MPI_Type_get_envelope / MPI_Type_get_contents) */
@@ -1141,10 +1142,26 @@ int MPI_Type_free(MPI_Datatype *datatype)
         if (rc != MPI_SUCCESS)
             return mpii_err(NULL, rc, fn, "an attribute delete callback failed (error %d)", rc);
     }
-    if (--t->hrefs == 0)
+    if (--t->hrefs == 0 && t->holds == 0)
         obj_unbind(t);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
+}
+
+int mpii_datatype_hold(MPI_Datatype dt)
+{
+    dt_obj_t *t = dt > MBMPI_DATATYPE_PREDEFINED_MAX ? lookup(dt) : NULL;
+    if (!t)
+        return 0;
+    t->holds++;
+    return 1;
+}
+
+void mpii_datatype_unhold(MPI_Datatype dt)
+{
+    dt_obj_t *t = lookup(dt);
+    if (t && t->holds > 0 && --t->holds == 0 && t->hrefs == 0)
+        obj_unbind(t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1419,7 +1436,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     if (i < t->nd) {
         for (int j = 0; j < i; j++) {
             dt_obj_t *o = t->dts[j].obj;
-            if (o && o->handle != MPI_DATATYPE_NULL && o->hrefs == 0)
+            if (o && o->handle != MPI_DATATYPE_NULL && o->hrefs == 0 && o->holds == 0)
                 obj_unbind(o);
         }
         return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");

@@ -49,6 +49,11 @@ void mpii_datatype_finalize(void);
 mpii_datatype_t *mpii_datatype_get(MPI_Datatype dt);
 /* MPI_SUCCESS, or MPI_ERR_TYPE when the handle is invalid or not committed. */
 int mpii_datatype_check(MPI_Datatype dt);
+/* A pending operation keeps a derived type's handle bound (and working)
+ * after MPI_Type_free, until unhold (MPI 3.1 4.1.9). hold returns 1 when it
+ * took a hold (a valid derived type), else 0 (nothing to undo). */
+int mpii_datatype_hold(MPI_Datatype dt);
+void mpii_datatype_unhold(MPI_Datatype dt);
 /* the type's name ("MPI_INT", or what MPI_Type_set_name gave), else "datatype N" in buf */
 const char *mpii_datatype_name(MPI_Datatype dt, char *buf, size_t n);
 /* Copy `count` elements laid out by dt at src into contiguous dst. */
@@ -68,6 +73,9 @@ int mpii_op_check(MPI_Op op, MPI_Datatype dt);
 /* "MPI_SUM", or "user op N" / "op N" written into buf (for messages) */
 const char *mpii_op_name(MPI_Op op, char *buf, size_t n);
 int mpii_op_is_commutative(MPI_Op op);
+/* The same for a user-defined op and MPI_Op_free. */
+int mpii_op_hold(MPI_Op op);
+void mpii_op_unhold(MPI_Op op);
 /* inoutvec[i] = invec[i] op inoutvec[i] for count elements of dt (MPI order). */
 void mpii_op_apply(MPI_Op op, const void *invec, void *inoutvec, int count, MPI_Datatype dt);
 

@@ -235,12 +235,15 @@ static kernel_fn kernel_for(MPI_Op op, MPI_Datatype t)
 typedef struct user_op {
     MPI_User_function *fn;
     int commute;
+    int holds; /* pending nonblocking reductions: fn stays after MPI_Op_free */
+    int freed; /* MPI_Op_free came while held: invalid for new calls */
 } user_op_t;
 
 static user_op_t *uops; /* uops[i] has handle MBMPI_OP_PREDEFINED_MAX + 1 + i; fn NULL when free */
 static size_t uops_cap;
 
-static user_op_t *user_op(MPI_Op op)
+/* the op behind a handle, also one freed but still held (pending calls) */
+static user_op_t *user_op_any(MPI_Op op)
 {
     if (op > MBMPI_OP_PREDEFINED_MAX) {
         size_t i = (size_t)op - MBMPI_OP_PREDEFINED_MAX - 1;
@@ -248,6 +251,31 @@ static user_op_t *user_op(MPI_Op op)
             return &uops[i];
     }
     return NULL;
+}
+
+/* the op behind a valid handle */
+static user_op_t *user_op(MPI_Op op)
+{
+    user_op_t *u = user_op_any(op);
+    return u && !u->freed ? u : NULL;
+}
+
+int mpii_op_hold(MPI_Op op)
+{
+    user_op_t *u = user_op(op);
+    if (!u)
+        return 0;
+    u->holds++;
+    return 1;
+}
+
+void mpii_op_unhold(MPI_Op op)
+{
+    user_op_t *u = user_op_any(op);
+    if (u && u->holds > 0 && --u->holds == 0 && u->freed) {
+        u->fn = NULL;
+        u->freed = 0;
+    }
 }
 
 static int is_predefined(MPI_Op op)
@@ -290,6 +318,8 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     }
     uops[i].fn = user_fn;
     uops[i].commute = commute != 0;
+    uops[i].holds = 0;
+    uops[i].freed = 0;
     *op = (MPI_Op)(MBMPI_OP_PREDEFINED_MAX + 1 + i);
     return MPI_SUCCESS;
 }
@@ -308,7 +338,10 @@ int MPI_Op_free(MPI_Op *op)
     u = user_op(*op);
     if (!u)
         return mpii_err(NULL, MPI_ERR_OP, fn, "invalid op %d", (int)*op);
-    u->fn = NULL;
+    if (u->holds > 0)
+        u->freed = 1; /* pending reductions still apply it */
+    else
+        u->fn = NULL;
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
@@ -347,7 +380,7 @@ int mpii_op_is_commutative(MPI_Op op)
     user_op_t *u;
     if (is_predefined(op))
         return op != MPI_REPLACE && op != MPI_NO_OP;
-    u = user_op(op);
+    u = user_op_any(op);
     return u ? u->commute : 0;
 }
 
@@ -368,7 +401,7 @@ void mpii_op_apply(MPI_Op op, const void *invec, void *inoutvec, int count, MPI_
     kernel_fn k;
     if (count <= 0)
         return;
-    if ((u = user_op(op)) != NULL) {
+    if ((u = user_op_any(op)) != NULL) {
         int n = count;
         MPI_Datatype d = dt;
         u->fn((void *)(uintptr_t)invec, inoutvec, &n, &d);

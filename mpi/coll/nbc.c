@@ -154,6 +154,7 @@ typedef struct nbc {
     MPI_Datatype stype, rtype;
     MPI_Op op;
     MPI_Comm comm;
+    unsigned char held_s, held_r, held_op; /* holds taken on stype, rtype, op */
 #ifdef NBC_ASAN
     void *fake_stack;
 #endif
@@ -321,6 +322,12 @@ static void finish(nbc_t *c)
     r->nbc_rc = c->rc;
     r->pr.done = 1;
     mpii_nbc_nactive--;
+    if (c->held_s)
+        mpii_datatype_unhold(c->stype);
+    if (c->held_r)
+        mpii_datatype_unhold(c->rtype);
+    if (c->held_op)
+        mpii_op_unhold(c->op);
     release(c);
 }
 
@@ -375,6 +382,8 @@ static nbc_t *nbc_get(void)
     c->wait_on = NULL;
     c->finished = 0;
     c->rc = MPI_SUCCESS;
+    c->stype = c->rtype = MPI_DATATYPE_NULL;
+    c->op = MPI_OP_NULL;
     return c;
 }
 
@@ -415,6 +424,10 @@ static int nbc_start(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Request *r
     r->persistent = 0;
     r->active = 1;
     mpii_nbc_nactive++;
+    /* the user may free the types and the op before completion (MPI 3.1 4.1.9, 5.9.5) */
+    c->held_s = (unsigned char)mpii_datatype_hold(c->stype);
+    c->held_r = (unsigned char)mpii_datatype_hold(c->rtype);
+    c->held_op = (unsigned char)mpii_op_hold(c->op);
     resume(c);
     if (c->finished) {
         int rc = c->rc;

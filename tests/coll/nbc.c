@@ -17,7 +17,9 @@
  *      MPI_Request_free of a pending collective is allowed, and so is
  *      MPI_Comm_free of its communicator (it completes normally); with
  *      NBC_FATAL=1 a bad root under the default handler ends the job with a
- *      message naming MPI_Ibcast.
+ *      message naming MPI_Ibcast;
+ *   7. the types and the op of a pending collective freed at once: it
+ *      completes normally.
  * Prints "nbc: ok" on success; a failed check aborts the job.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -377,6 +379,72 @@ static void check_user_op(void)
     MPI_Op_free(&op);
 }
 
+static void plain_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void plain_prod(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] *= ((int *)in)[i];
+}
+
+/* 7. the datatypes and the op of a pending collective freed at once (MPI
+ * 3.1 4.1.9 and 5.9.5: the operation completes normally); types and an op
+ * created meanwhile (other shapes) must not take their place */
+static void check_freed_handles(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int *sb = malloc(sizeof(int) * 3 * (size_t)p), *rb = malloc(sizeof(int) * 3 * (size_t)p), v[5], w[5];
+    MPI_Datatype t3, t3r, other;
+    MPI_Op op, other_op;
+    MPI_Request r[2];
+    if (!sb || !rb)
+        FAILX("out of memory");
+    for (int i = 0; i < 3 * p; i++) {
+        sb[i] = wrank * 100000 + i;
+        rb[i] = -1;
+    }
+    for (int i = 0; i < 5; i++)
+        v[i] = wrank + i;
+    MPI_Type_contiguous(3, MPI_INT, &t3);
+    MPI_Type_commit(&t3);
+    MPI_Type_contiguous(3, MPI_INT, &t3r);
+    MPI_Type_commit(&t3r);
+    MPI_Op_create(plain_sum, 1, &op);
+    /* rank 0 joins only when the others have freed theirs: their
+     * collectives are still pending then */
+    for (int q = 1; wrank == 0 && q < p; q++)
+        MPI_Recv(NULL, 0, MPI_BYTE, q, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Ialltoall(sb, 1, t3, rb, 1, t3r, MPI_COMM_WORLD, &r[0]);
+    MPI_Iallreduce(v, w, 5, MPI_INT, op, MPI_COMM_WORLD, &r[1]);
+    MPI_Type_free(&t3);
+    MPI_Type_free(&t3r);
+    MPI_Op_free(&op);
+    MPI_Type_vector(2, 1, 5, MPI_INT, &other);
+    MPI_Type_commit(&other);
+    MPI_Op_create(plain_prod, 0, &other_op);
+    if (wrank != 0)
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 77, MPI_COMM_WORLD);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    for (int q = 0; q < p; q++)
+        for (int k = 0; k < 3; k++)
+            if (rb[3 * q + k] != q * 100000 + 3 * wrank + k)
+                FAILX("Ialltoall with its types freed at once: block %d [%d]=%d", q, k, rb[3 * q + k]);
+    for (int i = 0; i < 5; i++)
+        if (w[i] != p * (p - 1) / 2 + p * i)
+            FAILX("Iallreduce with its op freed at once: [%d]=%d", i, w[i]);
+    MPI_Type_free(&other);
+    MPI_Op_free(&other_op);
+    free(sb);
+    free(rb);
+}
+
 static void check_errors(void)
 {
     int p, x = 0, rc;
@@ -473,6 +541,7 @@ int main(int argc, char **argv)
     check_nbx();
     check_blocking_progress();
     check_user_op();
+    check_freed_handles();
     check_errors();
     MPI_Comm_free(&half);
     MPI_Finalize();
