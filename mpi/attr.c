@@ -107,6 +107,18 @@ static keyval_t *kv_get(int keyval, int kind)
     return k->kind == kind && !k->freed ? k : NULL;
 }
 
+/* The keyval of `kind` while it lives: also one freed (MPI_*_free_keyval)
+ * that attributes still use. MPI 3.1 6.7.2: the free "does not transpire
+ * until after all references ... have been freed", so those attributes can
+ * still be read and deleted through it. */
+static keyval_t *kv_get_alive(int keyval, int kind)
+{
+    if (keyval < KV_FIRST || keyval >= KV_FIRST + nkvs)
+        return NULL;
+    keyval_t *k = &kvs[keyval - KV_FIRST];
+    return k->kind == kind ? k : NULL;
+}
+
 static void kv_unref(int keyval)
 {
     keyval_t *k = &kvs[keyval - KV_FIRST];
@@ -325,7 +337,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     default: break;
     }
     *flag = 0;
-    if (!kv_get(comm_keyval, KV_COMM))
+    if (!kv_get_alive(comm_keyval, KV_COMM))
         return mpii_err(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d", comm_keyval);
     i = attr_find(KV_COMM, comm, comm_keyval);
     if (i >= 0) {
@@ -345,7 +357,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     c = mpii_comm_get(comm);
     if (!c)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
-    if (!kv_get(comm_keyval, KV_COMM))
+    if (!kv_get_alive(comm_keyval, KV_COMM))
         return mpii_err(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d", comm_keyval);
     rc = attr_delete(KV_COMM, comm, comm_keyval);
     if (rc != MPI_SUCCESS)
@@ -506,7 +518,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
     if (!attribute_val || !flag)
         return mpii_err(NULL, MPI_ERR_ARG, fn, "NULL argument");
     *flag = 0;
-    if (!kv_get(type_keyval, KV_TYPE))
+    if (!kv_get_alive(type_keyval, KV_TYPE))
         return mpii_err(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval %d", type_keyval);
     i = attr_find(KV_TYPE, datatype, type_keyval);
     if (i >= 0) {
@@ -523,7 +535,7 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!kv_get(type_keyval, KV_TYPE))
+    if (!kv_get_alive(type_keyval, KV_TYPE))
         return mpii_err(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval %d", type_keyval);
     rc = attr_delete(KV_TYPE, datatype, type_keyval);
     if (rc != MPI_SUCCESS)

@@ -197,6 +197,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_dup", "invalid communicator");
     if (!newcomm)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
+    *newcomm = MPI_COMM_NULL; /* what a failed dup leaves */
     rc = ctx_agree(c, &ctx);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, "MPI_Comm_dup", "context agreement failed");
