@@ -127,9 +127,34 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
     }
     strcpy(kv->key, key);
     kv->val = v;
-    kv->next = infos[info];
-    infos[info] = kv;
+    /* keys keep the order they were first set in (MPI_Info_get_nthkey) */
+    info_kv_t **pp = &infos[info];
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = kv;
     return MPI_SUCCESS;
+}
+
+/* Copy s into buf, at most n characters, then a NUL (buf holds n + 1):
+ * MPI's valuelen / keylen convention. Writes no more than the string
+ * needs, so a caller that passes its buffer's size is safe for shorter
+ * values (MPI 3.1 9: "valuelen should be one less than the amount of
+ * allocated space"; many programs pass the whole size). */
+static void info_copy(char *buf, const char *s, size_t n)
+{
+    size_t k = strlen(s);
+    if (k > n)
+        k = n;
+    memcpy(buf, s, k);
+    buf[k] = 0;
+}
+
+static info_kv_t *info_find(MPI_Info info, const char *key)
+{
+    for (info_kv_t *kv = infos[info]; kv; kv = kv->next)
+        if (!strcmp(kv->key, key))
+            return kv;
+    return NULL;
 }
 
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
@@ -142,16 +167,89 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
     if (!flag || valuelen < 0 || (valuelen > 0 && !value))
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_get", "invalid arguments");
     *flag = 0;
-    for (kv = infos[info]; kv; kv = kv->next)
-        if (!strcmp(kv->key, key)) {
-            /* valuelen excludes the terminating NUL (MPI 3.1 9.1) */
-            if (value) {
-                strncpy(value, kv->val, (size_t)valuelen);
-                value[valuelen] = 0;
-            }
-            *flag = 1;
-            break;
+    kv = info_find(info, key);
+    if (kv) {
+        /* valuelen excludes the terminating NUL (MPI 3.1 9) */
+        if (value)
+            info_copy(value, kv->val, (size_t)valuelen);
+        *flag = 1;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+    info_kv_t *kv;
+    int rc = info_check("MPI_Info_get_valuelen", info, key ? key : "");
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!valuelen || !flag)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_get_valuelen", "%s is NULL", !flag ? "flag" : "valuelen");
+    kv = info_find(info, key);
+    *flag = kv != NULL;
+    if (kv)
+        *valuelen = (int)strlen(kv->val);
+    return MPI_SUCCESS;
+}
+
+/* MPI 4.0 9.2: buflen in: the buffer's size; out: the value's length + 1
+ * (so a short buffer tells the size it needs); the value is truncated to
+ * fit, NUL-terminated. */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    info_kv_t *kv;
+    int rc = info_check("MPI_Info_get_string", info, key ? key : "");
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!buflen || !flag || *buflen < 0 || (*buflen > 0 && !value))
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_get_string", "invalid arguments");
+    kv = info_find(info, key);
+    *flag = kv != NULL;
+    if (!kv)
+        return MPI_SUCCESS;
+    if (*buflen > 0)
+        info_copy(value, kv->val, (size_t)*buflen - 1);
+    *buflen = (int)strlen(kv->val) + 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+{
+    info_kv_t *kv;
+    int rc = info_check("MPI_Info_get_nthkey", info, NULL), i = 0;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!key)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_get_nthkey", "key is NULL");
+    for (kv = infos[info]; kv && i < n; kv = kv->next)
+        i++;
+    if (n < 0 || !kv)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_get_nthkey", "n = %d is not in [0, number of keys)", n);
+    info_copy(key, kv->key, MPI_MAX_INFO_KEY);
+    return MPI_SUCCESS;
+}
+
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+{
+    int rc = info_check("MPI_Info_dup", info, NULL);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!newinfo)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_dup", "newinfo is NULL");
+    rc = MPI_Info_create(newinfo);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (info_kv_t *kv = infos[info]; kv; kv = kv->next) {
+        rc = MPI_Info_set(*newinfo, kv->key, kv->val);
+        if (rc != MPI_SUCCESS) {
+            MPI_Info_free(newinfo);
+            return rc;
         }
+    }
     return MPI_SUCCESS;
 }
 

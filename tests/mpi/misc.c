@@ -44,6 +44,35 @@ int main(int argc, char **argv)
     CHECK(!flag, "gamma should be absent");
     MPI_Info_get(info, "beta", (int)sizeof(val) - 1, val, &flag);
     CHECK(flag && !strcmp(val, "two"), "get beta '%s'", val);
+    /* keys in the order first set; valuelen; get_string's lengths */
+    {
+        char key[MPI_MAX_INFO_KEY + 1], small[3];
+        int len = -1, buflen;
+        MPI_Info dup;
+        MPI_Info_get_nthkey(info, 0, key);
+        CHECK(!strcmp(key, "alpha"), "nthkey 0 is '%s'", key);
+        MPI_Info_get_nthkey(info, 1, key);
+        CHECK(!strcmp(key, "beta"), "nthkey 1 is '%s'", key);
+        MPI_Info_get_valuelen(info, "alpha", &len, &flag);
+        CHECK(flag && len == 3, "valuelen of alpha %d", len);
+        MPI_Info_get_valuelen(info, "gamma", &len, &flag);
+        CHECK(!flag, "valuelen of an absent key");
+        buflen = (int)sizeof small;
+        MPI_Info_get_string(info, "alpha", &buflen, small, &flag);
+        CHECK(flag && buflen == 4 && !strcmp(small, "un"), "get_string into 3 bytes: %d '%s'", buflen, small);
+        /* a value shorter than valuelen writes no more than itself and its NUL */
+        memset(val, 'x', sizeof val);
+        MPI_Info_get(info, "alpha", (int)sizeof(val), val, &flag);
+        CHECK(flag && !strcmp(val, "uno") && val[4] == 'x', "get with valuelen = buffer size wrote past the value");
+        MPI_Info_dup(info, &dup);
+        MPI_Info_delete(info, "alpha");
+        MPI_Info_get(dup, "alpha", (int)sizeof(val) - 1, val, &flag);
+        CHECK(flag && !strcmp(val, "uno"), "dup lost alpha");
+        MPI_Info_get_nkeys(dup, &n);
+        CHECK(n == 2, "dup nkeys %d", n);
+        MPI_Info_free(&dup);
+        MPI_Info_set(info, "alpha", "uno");
+    }
     MPI_Info_delete(info, "beta");
     MPI_Info_get_nkeys(info, &n);
     CHECK(n == 1, "nkeys after delete %d", n);
