@@ -2,8 +2,14 @@
  * mpi/comm.c: communicators. A communicator is a table entry holding its
  * ranks (as MPI_COMM_WORLD ranks) and a context id: ctx for point-to-point,
  * ctx + 1 for collectives, so the two never match each other. New context
- * ids are agreed with an Allreduce(MAX) of every member's lowest unused id,
- * which is unused by every member afterwards.
+ * ids are agreed in rounds (ctx_agree): every member proposes its lowest id
+ * that is free (not below its next_ctx, not claimed by an agreement still
+ * running here), they take the maximum, and each member claims it if it is
+ * still free for it; a second reduction tells whether all could, else the
+ * next round starts above it. With only blocking calls the first round
+ * always succeeds (every id in use at a rank is below its next_ctx, and the
+ * maximum is not); the claims matter when agreements overlap at a rank
+ * (MPI_Comm_idup on two communicators, started in different orders).
  */
 #include "mpi/mpi3.h"
 
@@ -141,20 +147,84 @@ void mpii_comm_finalize(void)
     ncomms = 0;
 }
 
+/* ids claimed by agreements in progress at this rank (at most one per
+ * pending MPI_Comm_idup, plus a blocking one) */
+#define CTX_CLAIMS 64
+static unsigned ctx_claims[CTX_CLAIMS];
+static int nctx_claims;
+
+static int ctx_claimed(unsigned v)
+{
+    for (int i = 0; i < nctx_claims; i++)
+        if (ctx_claims[i] == v)
+            return 1;
+    return 0;
+}
+
+static void ctx_unclaim(unsigned v)
+{
+    for (int i = 0; i < nctx_claims; i++)
+        if (ctx_claims[i] == v) {
+            ctx_claims[i] = ctx_claims[--nctx_claims];
+            return;
+        }
+}
+
+/* the lowest free id from `floor` on (ids are even: ctx and ctx + 1) */
+static unsigned ctx_propose(unsigned floor)
+{
+    unsigned v = floor > mpii_g.next_ctx ? floor : mpii_g.next_ctx;
+    v = (v + 1u) & ~1u;
+    while (ctx_claimed(v))
+        v += 2;
+    return v;
+}
+
+/* One member's side of a reduction over the new communicator's members:
+ * MAX (max != 0) or MIN of *v, in place. */
+typedef int (*ctx_reduce_t)(void *arg, unsigned *v, int max);
+
+/* The rounds of the agreement (see the top of the file). */
+static int ctx_agree_with(ctx_reduce_t reduce, void *arg, uint32_t *ctx_p)
+{
+    unsigned floor = mpii_g.next_ctx;
+
+    for (;;) {
+        unsigned all = ctx_propose(floor), ok;
+        int rc = reduce(arg, &all, 1);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (all > 0xfffffff0u)
+            return MPI_ERR_INTERN;
+        ok = all >= mpii_g.next_ctx && !ctx_claimed(all) && nctx_claims < CTX_CLAIMS;
+        if (ok)
+            ctx_claims[nctx_claims++] = all;
+        rc = reduce(arg, &ok, 0);
+        if (rc != MPI_SUCCESS || !ok)
+            ctx_unclaim(all);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (ok) {
+            ctx_unclaim(all); /* in use from now on: below next_ctx */
+            if (all + 2 > mpii_g.next_ctx)
+                mpii_g.next_ctx = all + 2;
+            *ctx_p = all;
+            return MPI_SUCCESS;
+        }
+        floor = all + 2;
+    }
+}
+
+static int ctx_reduce_comm(void *arg, unsigned *v, int max)
+{
+    unsigned in = *v;
+    return MPI_Allreduce(&in, v, 1, MPI_UNSIGNED, max ? MPI_MAX : MPI_MIN, ((mpii_comm_t *)arg)->handle);
+}
+
 /* Agree on a fresh context id over `c` (collective). */
 static int ctx_agree(mpii_comm_t *c, uint32_t *ctx_p)
 {
-    unsigned mine = mpii_g.next_ctx, all = 0;
-    int rc;
-
-    rc = MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED, MPI_MAX, c->handle);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (all > 0xfffffff0u)
-        return MPI_ERR_INTERN;
-    *ctx_p = all;
-    mpii_g.next_ctx = all + 2;
-    return MPI_SUCCESS;
+    return ctx_agree_with(ctx_reduce_comm, c, ctx_p);
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -442,6 +512,36 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an inter-communicator");
 }
 
+/* A reduction over a group's members only, through group rank 0, with
+ * messages on comm's collective context under the call's tag. */
+typedef struct group_reduce {
+    mpii_comm_t *c;
+    const int *crank; /* group rank -> rank in c */
+    int n, me, tag;
+} group_reduce_t;
+
+static int ctx_reduce_group(void *arg, unsigned *v, int max)
+{
+    group_reduce_t *g = arg;
+    unsigned x = 0;
+    int rc = MPI_SUCCESS;
+
+    if (g->me == 0) {
+        for (int i = 1; i < g->n && rc == MPI_SUCCESS; i++) {
+            rc = mpii_recv_ctx(&x, 1, MPI_UNSIGNED, g->crank[i], g->tag, g->c, 1, MPI_STATUS_IGNORE);
+            if (max ? x > *v : x < *v)
+                *v = x;
+        }
+        for (int i = 1; i < g->n && rc == MPI_SUCCESS; i++)
+            rc = mpii_send_ctx(v, 1, MPI_UNSIGNED, g->crank[i], g->tag, g->c, 1);
+        return rc;
+    }
+    rc = mpii_send_ctx(v, 1, MPI_UNSIGNED, g->crank[0], g->tag, g->c, 1);
+    if (rc == MPI_SUCCESS)
+        rc = mpii_recv_ctx(v, 1, MPI_UNSIGNED, g->crank[0], g->tag, g->c, 1, MPI_STATUS_IGNORE);
+    return rc;
+}
+
 /* MPI_Comm_create_group (MPI 3.1 6.4.2): collective over the members of
  * group only. The members agree on a context id unused by all of them (the
  * maximum of their lowest unused ids) through group rank 0, with messages
@@ -453,7 +553,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     mpii_comm_t *c, *nc;
     MPI_Group cgroup;
     int n, me, i, rc, *grank = NULL, *crank = NULL, *wr = NULL;
-    unsigned mine, all, v = 0;
+    uint32_t ctx = 0;
 
     MPII_CHECK_INIT(fn);
     c = mpii_comm_get(comm);
@@ -493,28 +593,13 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
         }
         wr[i] = c->world_ranks[crank[i]];
     }
-    mine = all = mpii_g.next_ctx;
-    if (me == 0) {
-        for (i = 1; i < n && rc == MPI_SUCCESS; i++) {
-            rc = mpii_recv_ctx(&v, 1, MPI_UNSIGNED, crank[i], tag, c, 1, MPI_STATUS_IGNORE);
-            if (v > all)
-                all = v;
-        }
-        for (i = 1; i < n && rc == MPI_SUCCESS; i++)
-            rc = mpii_send_ctx(&all, 1, MPI_UNSIGNED, crank[i], tag, c, 1);
-    } else {
-        rc = mpii_send_ctx(&mine, 1, MPI_UNSIGNED, crank[0], tag, c, 1);
-        if (rc == MPI_SUCCESS)
-            rc = mpii_recv_ctx(&all, 1, MPI_UNSIGNED, crank[0], tag, c, 1, MPI_STATUS_IGNORE);
+    {
+        group_reduce_t g = {c, crank, n, me, tag};
+        rc = ctx_agree_with(ctx_reduce_group, &g, &ctx);
     }
     if (rc != MPI_SUCCESS)
         goto out;
-    if (all > 0xfffffff0u) {
-        rc = MPI_ERR_INTERN;
-        goto out;
-    }
-    mpii_g.next_ctx = all + 2;
-    rc = comm_create(n, wr, me, all, c->errhandler, &nc);
+    rc = comm_create(n, wr, me, ctx, c->errhandler, &nc);
     if (rc == MPI_SUCCESS)
         *newcomm = nc->handle;
 out:
@@ -528,8 +613,9 @@ out:
 
 /* MPI_Comm_dup_with_info, MPI_Comm_idup, MPI_Comm_set_info / get_info (MPI
  * 3.1 6.4.2, 6.4.4): no hint changes mbmpi's behaviour, so the info is
- * checked and otherwise ignored, and the nonblocking dup completes at once
- * (a blocking dup, then a request that is already complete). */
+ * checked and otherwise ignored. The nonblocking dup runs MPI_Comm_dup on a
+ * coroutine (mpi/coll/nbc.c), so dups of several communicators can be
+ * pending at once, started in any order. */
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     mpii_comm_t *c;
@@ -545,9 +631,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    mpii_request_t *r;
     mpii_comm_t *c;
-    int rc;
 
     MPII_CHECK_INIT("MPI_Comm_idup");
     c = mpii_comm_get(comm);
@@ -555,15 +639,22 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_idup", "invalid communicator");
     if (!request)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
-    rc = MPI_Comm_dup(comm, newcomm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    r = mpii_req_new();
-    if (!r)
-        return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_idup", "out of memory");
-    mpii_req_set_done(r, c, MPII_REQ_NULL, MPI_ANY_SOURCE);
-    *request = r->handle;
-    return MPI_SUCCESS;
+    return mpii_nbc_comm_idup("MPI_Comm_idup", comm, newcomm, request);
+}
+
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    mpii_comm_t *c;
+
+    MPII_CHECK_INIT("MPI_Comm_idup_with_info");
+    c = mpii_comm_get(comm);
+    if (!c)
+        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_idup_with_info", "invalid communicator");
+    if (info != MPI_INFO_NULL && !mpii_info_valid(info))
+        return mpii_err(c, MPI_ERR_INFO, "MPI_Comm_idup_with_info", "invalid info %d", info);
+    if (!request)
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_idup_with_info", "request is NULL");
+    return mpii_nbc_comm_idup("MPI_Comm_idup_with_info", comm, newcomm, request);
 }
 
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)

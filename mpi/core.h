@@ -72,6 +72,8 @@ typedef struct mpii_request {
     int p_rank;
     int p_tag;
     int nbc_rc;              /* MPII_REQ_NBC: the collective's result (mpi/coll/nbc.c) */
+    int nbc_has_st;          /* ... and nbc_st its status (MPI_Isendrecv), else an empty one */
+    MPI_Status nbc_st;
     mpii_comm_t *ref_comm;   /* the communicator this request holds a reference on, or NULL */
 } mpii_request_t;
 

@@ -181,5 +181,8 @@ void mpii_nbc_yield(volatile int *done);
 int mpii_nbc_progress(void);
 /* MPI_Finalize: free the kept coroutine stacks. */
 void mpii_nbc_finalize(void);
+/* MPI_Comm_idup: MPI_Comm_dup on a coroutine; *newcomm is set when the
+ * request completes. */
+int mpii_nbc_comm_idup(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 
 #endif

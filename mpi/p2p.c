@@ -388,7 +388,10 @@ static int req_finish(mpii_request_t *r, MPI_Status *st)
     if (r->kind == MPII_REQ_GREQ)
         return greq_finish(r, st);
     if (r->kind == MPII_REQ_NBC) {
-        status_empty(st);
+        if (r->nbc_has_st && st)
+            *st = r->nbc_st;
+        else
+            status_empty(st);
         return r->nbc_rc;
     }
     if (r->kind == MPII_REQ_RECV) {

@@ -133,6 +133,9 @@ enum nbc_kind {
     NBC_REDUCE_SCATTER_BLOCK,
     NBC_SCAN,
     NBC_EXSCAN,
+    NBC_COMM_DUP, /* MPI_Comm_idup */
+    NBC_SENDRECV, /* MPI_Isendrecv (point to point, on a coroutine all the same) */
+    NBC_SENDRECV_REPLACE,
 };
 
 typedef struct nbc {
@@ -155,6 +158,10 @@ typedef struct nbc {
     MPI_Op op;
     MPI_Comm comm;
     unsigned char held_s, held_r, held_op; /* holds taken on stype, rtype, op */
+    MPI_Comm *newcomm_out;                 /* NBC_COMM_DUP: the user's, set at completion */
+    MPI_Comm newcomm;
+    int dest, stag, src, rtag; /* NBC_SENDRECV* */
+    MPI_Status st;
 #ifdef NBC_ASAN
     void *fake_stack;
 #endif
@@ -220,6 +227,14 @@ static int run_blocking(nbc_t *c)
         return MPI_Scan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
     case NBC_EXSCAN:
         return MPI_Exscan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+    case NBC_COMM_DUP:
+        return MPI_Comm_dup(c->comm, &c->newcomm);
+    case NBC_SENDRECV:
+        return MPI_Sendrecv(c->sbuf, c->scount, c->stype, c->dest, c->stag, c->rbuf, c->rcount, c->rtype, c->src,
+                            c->rtag, c->comm, &c->st);
+    case NBC_SENDRECV_REPLACE:
+        return MPI_Sendrecv_replace(c->rbuf, c->rcount, c->rtype, c->dest, c->stag, c->src, c->rtag, c->comm,
+                                    &c->st);
     }
     return MPI_ERR_INTERN;
 }
@@ -321,6 +336,11 @@ static void finish(nbc_t *c)
 
     r->nbc_rc = c->rc;
     r->pr.done = 1;
+    if (c->kind == NBC_COMM_DUP)
+        *c->newcomm_out = c->rc == MPI_SUCCESS ? c->newcomm : MPI_COMM_NULL;
+    r->nbc_has_st = c->kind == NBC_SENDRECV || c->kind == NBC_SENDRECV_REPLACE;
+    if (r->nbc_has_st)
+        r->nbc_st = c->st;
     mpii_nbc_nactive--;
     if (c->held_s)
         mpii_datatype_unhold(c->stype);
@@ -501,6 +521,51 @@ static void set_reduce(nbc_t *c, const void *sendbuf, void *recvbuf, int count, 
     c->sbuf = sendbuf;
     set_recv(c, recvbuf, count, counts, NULL, dt);
     c->op = op;
+}
+
+int mpii_nbc_comm_idup(const char *fn_name, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    mpii_comm_t *cm;
+    nbc_t *c;
+    int rc = nbc_check(fn_name, comm, request, &cm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!newcomm)
+        return mpii_err(cm, MPI_ERR_ARG, fn_name, "newcomm is NULL");
+    c = nbc_get();
+    if (!c)
+        return mpii_err(cm, MPI_ERR_NO_MEM, fn_name, "out of memory");
+    c->kind = NBC_COMM_DUP;
+    c->comm = comm;
+    c->newcomm = MPI_COMM_NULL;
+    c->newcomm_out = newcomm;
+    return nbc_start(c, fn_name, cm, request);
+}
+
+/* MPI 4.0 3.10: MPI_Sendrecv(_replace), nonblocking. */
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Isendrecv", NBC_SENDRECV);
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
+    c->dest = dest;
+    c->stag = sendtag;
+    c->src = source;
+    c->rtag = recvtag;
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Isendrecv_replace", NBC_SENDRECV_REPLACE);
+    set_recv(c, buf, count, NULL, NULL, datatype);
+    c->dest = dest;
+    c->stag = sendtag;
+    c->src = source;
+    c->rtag = recvtag;
+    return nbc_start(c, fn, cm, request);
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)

@@ -1,0 +1,116 @@
+/*
+ * comm_idup: MPI_Comm_idup is nonblocking (MPI 3.1 6.4.2).
+ *   1. Neighbours share two communicators A and B (each {r, r+1} pair
+ *      builds one with MPI_Comm_split); every rank idups its "left" pair's
+ *      communicator first and its "right" one second, so neighbours start
+ *      the two dups in opposite orders. A blocking dup would deadlock.
+ *   2. An idup of MPI_COMM_WORLD pending while MPI_Comm_create_group runs,
+ *      the two started in opposite orders on even and odd ranks.
+ *   3. Every new communicator works and is its own: the same tag is sent on
+ *      a communicator and on its dup, and each receive (MPI_ANY_TAG) gets
+ *      the message of its own communicator; an Allreduce on each.
+ *   4. MPI_Comm_idup_with_info with MPI_INFO_NULL.
+ * Prints "comm_idup: ok"; a failed check aborts the job.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int rank, size;
+
+#define CHECK(c, ...)                                                                                        \
+    do {                                                                                                     \
+        if (!(c)) {                                                                                          \
+            fprintf(stderr, "FAIL comm_idup (rank %d): ", rank);                                             \
+            fprintf(stderr, __VA_ARGS__);                                                                    \
+            fprintf(stderr, "\n");                                                                           \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
+        }                                                                                                    \
+    } while (0)
+
+/* comm and dup have the same ranks: a message on each, same tag, received
+ * with MPI_ANY_TAG in the opposite order; each gets its own */
+static void check_pair(MPI_Comm comm, MPI_Comm dup, const char *what)
+{
+    int n, me, sum = -1, one = 1;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &me);
+    CHECK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup) == MPI_SUCCESS && sum == n, "%s: Allreduce %d",
+          what, sum);
+    if (n < 2)
+        return;
+    int to = (me + 1) % n, from = (me + n - 1) % n, a = 100 + rank, b = 200 + rank, ra = -1, rb = -1;
+    MPI_Request rq[2];
+    MPI_Isend(&a, 1, MPI_INT, to, 5, comm, &rq[0]);
+    MPI_Isend(&b, 1, MPI_INT, to, 5, dup, &rq[1]);
+    MPI_Recv(&rb, 1, MPI_INT, from, MPI_ANY_TAG, dup, MPI_STATUS_IGNORE);
+    MPI_Recv(&ra, 1, MPI_INT, from, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    CHECK(ra >= 100 && ra < 200 && rb >= 200, "%s: got %d on the communicator and %d on its dup", what, ra,
+          rb);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Comm left = MPI_COMM_NULL, right = MPI_COMM_NULL, ldup, rdup, wdup, grp;
+    MPI_Request rq[2];
+    MPI_Group wg;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    /* 1. pair i = {i, i+1}: rank r is in pair r-1 (its left) and pair r (its right) */
+    for (int i = 0; i + 1 < size; i++) {
+        MPI_Comm c;
+        int in = rank == i || rank == i + 1;
+        MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, rank, &c);
+        if (rank == i)
+            right = c;
+        else if (rank == i + 1)
+            left = c;
+    }
+    int n = 0;
+    if (left != MPI_COMM_NULL)
+        MPI_Comm_idup(left, &ldup, &rq[n++]);
+    if (right != MPI_COMM_NULL)
+        MPI_Comm_idup(right, &rdup, &rq[n++]);
+    MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+    if (left != MPI_COMM_NULL) {
+        check_pair(left, ldup, "left pair");
+        MPI_Comm_free(&ldup);
+        MPI_Comm_free(&left);
+    }
+    if (right != MPI_COMM_NULL) {
+        check_pair(right, rdup, "right pair");
+        MPI_Comm_free(&rdup);
+        MPI_Comm_free(&right);
+    }
+
+    /* 2. an idup and MPI_Comm_create_group, in opposite orders */
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    if (rank % 2 == 0) {
+        MPI_Comm_create_group(MPI_COMM_WORLD, wg, 3, &grp);
+        MPI_Comm_idup(MPI_COMM_WORLD, &wdup, &rq[0]);
+    } else {
+        MPI_Comm_idup(MPI_COMM_WORLD, &wdup, &rq[0]);
+        MPI_Comm_create_group(MPI_COMM_WORLD, wg, 3, &grp);
+    }
+    MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+    MPI_Group_free(&wg);
+    check_pair(MPI_COMM_WORLD, wdup, "idup of MPI_COMM_WORLD");
+    check_pair(grp, wdup, "create_group and the idup");
+    MPI_Comm_free(&grp);
+    MPI_Comm_free(&wdup);
+
+    /* 4. with info */
+    MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &wdup, &rq[0]);
+    MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+    check_pair(MPI_COMM_WORLD, wdup, "idup_with_info");
+    MPI_Comm_free(&wdup);
+
+    MPI_Finalize();
+    if (rank == 0)
+        printf("comm_idup: ok\n");
+    return 0;
+}
