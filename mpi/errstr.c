@@ -48,13 +48,6 @@ static const char *const class_strings[] = {
 
 #define NCLASSES ((int)(sizeof class_strings / sizeof class_strings[0]))
 
-const char *mpii_error_class_string(int errclass)
-{
-    if (errclass < 0 || errclass >= NCLASSES || !class_strings[errclass])
-        return "unknown error class";
-    return class_strings[errclass];
-}
-
 /* User error classes and codes: code MPI_ERR_LASTCODE + 1 + i is user[i]. */
 typedef struct user_code {
     int errclass;            /* itself for a class */
@@ -63,6 +56,20 @@ typedef struct user_code {
 
 static user_code_t *user;
 static int nuser;
+
+static user_code_t *user_get(int code);
+
+/* A predefined class's string, or a user class's or code's own
+ * (MPI_Add_error_string) */
+const char *mpii_error_class_string(int errclass)
+{
+    if (errclass >= 0 && errclass < NCLASSES && class_strings[errclass])
+        return class_strings[errclass];
+    user_code_t *u = user_get(errclass);
+    if (u)
+        return u->string ? u->string : "an error class or code added by the program";
+    return "unknown error class";
+}
 
 static user_code_t *user_get(int code)
 {

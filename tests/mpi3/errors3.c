@@ -225,6 +225,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     g_rank = rank;
+    if (getenv("ERRORS3_CALL_FATAL")) {
+        /* the default handler ends the job; its message gives the string the
+         * program added for its own code */
+        int cls, code;
+        MPI_Add_error_class(&cls);
+        MPI_Add_error_code(cls, &code);
+        MPI_Add_error_string(code, "errors3-own-code-string");
+        MPI_Comm_call_errhandler(MPI_COMM_WORLD, code);
+        fprintf(stderr, "FAIL errors3: MPI_Comm_call_errhandler returned under MPI_ERRORS_ARE_FATAL\n");
+        return 1;
+    }
     classes();
     small_calls();
     create_group();
