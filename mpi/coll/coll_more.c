@@ -556,6 +556,63 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     return MPI_SUCCESS;
 }
 
+/* One side of MPI_Alltoallw: counts, byte displacements and a type per
+ * peer. */
+static int check_side_w(mpii_comm_t *c, const char *fn, const char *what, const void *buf, const int *counts,
+                        const int *displs, const MPI_Datatype *types)
+{
+    int any = 0;
+
+    if (counts == NULL || displs == NULL || types == NULL)
+        return mpii_err(c, MPI_ERR_ARG, fn, "%scounts, %sdispls or %stypes is NULL", what, what[0] == 's' ? "s" : "r",
+                        what);
+    for (int i = 0; i < c->size; i++) {
+        if (counts[i] < 0)
+            return mpii_err(c, MPI_ERR_COUNT, fn, "%scounts[%d] = %d is negative", what, i, counts[i]);
+        int rc = mpii_datatype_check(types[i]);
+        if (rc != MPI_SUCCESS)
+            return mpii_err(c, rc, fn, "%stypes[%d] = %d is invalid or not committed", what, i, types[i]);
+        any |= side_bytes(counts[i], types[i]) > 0;
+    }
+    if (buf == NULL && any)
+        return mpii_err(c, MPI_ERR_BUFFER, fn, "%sbuf is NULL with data to move", what);
+    return MPI_SUCCESS;
+}
+
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                  void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Alltoallw";
+    mpii_comm_t *c;
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    c = mpii_comm_get(comm);
+    if (c == NULL)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (recvbuf == MPI_IN_PLACE)
+        return mpii_err(c, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE where MPI does not allow it");
+    if (sendbuf != MPI_IN_PLACE) {
+        rc = check_side_w(c, fn, "send", sendbuf, sendcounts, sdispls, sendtypes);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    rc = check_side_w(c, fn, "recv", recvbuf, recvcounts, rdispls, recvtypes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sendbuf == recvbuf) {
+        for (int i = 0; i < c->size; i++)
+            if (side_bytes(recvcounts[i], recvtypes[i]) > 0)
+                return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
+    }
+    rc = mpii_alltoallw_pairwise(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                 c);
+    if (rc != MPI_SUCCESS)
+        return algo_failed(c, fn, "pairwise", rc);
+    return MPI_SUCCESS;
+}
+
 /* ------------------------------------------------------------------ */
 /* reduce-scatter and scans                                            */
 

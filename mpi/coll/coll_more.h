@@ -41,6 +41,7 @@ enum mpii_coll_more_tag {
     MPII_COLL_TAG_ALLTOALLV = 39,
     MPII_COLL_TAG_SCAN = 40,
     MPII_COLL_TAG_EXSCAN = 41,
+    MPII_COLL_TAG_ALLTOALLW = 42,
 };
 
 /* ---- algorithms, one enum per collective (order = coll_more.c's tables) ---- */
@@ -171,6 +172,11 @@ int mpii_allgather_recursive_doubling(const void *sendbuf, int sendcount, MPI_Da
 int mpii_allgather_bruck(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          int recvcount, MPI_Datatype recvtype, mpii_comm_t *comm);
 
+/* mpi/coll/alltoallw_pairwise.c: displacements in bytes, a type per peer;
+ * sendbuf may be MPI_IN_PLACE (the input is recvbuf). */
+int mpii_alltoallw_pairwise(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                            const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls,
+                            const MPI_Datatype *recvtypes, mpii_comm_t *comm);
 /* mpi/coll/alltoallv_pairwise.c: sendbuf may be MPI_IN_PLACE (the input is
  * then recvbuf, laid out by recvcounts/rdispls/recvtype). */
 int mpii_alltoallv_pairwise(const void *sendbuf, const int *sendcounts, const int *sdispls,

@@ -136,6 +136,7 @@ enum nbc_kind {
     NBC_COMM_DUP, /* MPI_Comm_idup */
     NBC_SENDRECV, /* MPI_Isendrecv (point to point, on a coroutine all the same) */
     NBC_SENDRECV_REPLACE,
+    NBC_ALLTOALLW,
 };
 
 typedef struct nbc {
@@ -160,7 +161,8 @@ typedef struct nbc {
     unsigned char held_s, held_r, held_op; /* holds taken on stype, rtype, op */
     MPI_Comm *newcomm_out;                 /* NBC_COMM_DUP: the user's, set at completion */
     MPI_Comm newcomm;
-    int dest, stag, src, rtag; /* NBC_SENDRECV* */
+    int dest, stag, src, rtag;           /* NBC_SENDRECV* */
+    const MPI_Datatype *stypes, *rtypes; /* NBC_ALLTOALLW */
     MPI_Status st;
 #ifdef NBC_ASAN
     void *fake_stack;
@@ -229,6 +231,9 @@ static int run_blocking(nbc_t *c)
         return MPI_Exscan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
     case NBC_COMM_DUP:
         return MPI_Comm_dup(c->comm, &c->newcomm);
+    case NBC_ALLTOALLW:
+        return MPI_Alltoallw(c->sbuf, c->scounts, c->sdispls, c->stypes, c->rbuf, c->rcounts, c->rdispls,
+                             c->rtypes, c->comm);
     case NBC_SENDRECV:
         return MPI_Sendrecv(c->sbuf, c->scount, c->stype, c->dest, c->stag, c->rbuf, c->rcount, c->rtype, c->src,
                             c->rtag, c->comm, &c->st);
@@ -540,6 +545,20 @@ int mpii_nbc_comm_idup(const char *fn_name, MPI_Comm comm, MPI_Comm *newcomm, MP
     c->newcomm = MPI_COMM_NULL;
     c->newcomm_out = newcomm;
     return nbc_start(c, fn_name, cm, request);
+}
+
+/* (the arrays of types are the caller's until completion, as are the
+ * counts: MPI 3.1 5.12) */
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm, MPI_Request *request)
+{
+    NBC_BEGIN("MPI_Ialltoallw", NBC_ALLTOALLW);
+    set_send(c, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL);
+    set_recv(c, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL);
+    c->stypes = sendtypes;
+    c->rtypes = recvtypes;
+    return nbc_start(c, fn, cm, request);
 }
 
 /* MPI 4.0 3.10: MPI_Sendrecv(_replace), nonblocking. */

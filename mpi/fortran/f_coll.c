@@ -224,6 +224,23 @@ void mpi_ialltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
                           *comm, request);
 }
 
+/* MPI_Datatype and MPI_Fint are both int: the type arrays pass as they are */
+void mpi_alltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes,
+                    void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
+                    MPI_Fint *ierr)
+{
+    *ierr = MPI_Alltoallw(mf_buf(sendbuf), sendcounts, sdispls, sendtypes, mf_buf(recvbuf), recvcounts, rdispls,
+                          recvtypes, *comm);
+}
+
+void mpi_ialltoallw_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes,
+                     void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
+                     MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Ialltoallw(mf_buf(sendbuf), sendcounts, sdispls, sendtypes, mf_buf(recvbuf), recvcounts, rdispls,
+                           recvtypes, *comm, request);
+}
+
 void mpi_ialltoallv_(const void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
                      void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
                      MPI_Fint *request, MPI_Fint *ierr)
