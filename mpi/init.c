@@ -343,6 +343,8 @@ static int mpi_init_common(void)
     mpii_g.initialized = 1;
     if (mpii_comm_world_init() != MPI_SUCCESS)
         init_fail("communicators", UT_ERR_NO_MEMORY);
+    if (mpii_info_env_init() != MPI_SUCCESS)
+        init_fail("MPI_INFO_ENV", UT_ERR_NO_MEMORY);
     return MPI_SUCCESS;
 }
 

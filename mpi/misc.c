@@ -6,6 +6,7 @@
  */
 #include "mpi/mpi3.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -296,6 +297,8 @@ int MPI_Info_free(MPI_Info *info)
     rc = info_check("MPI_Info_free", *info, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (*info == MPI_INFO_ENV)
+        return mpii_err(NULL, MPI_ERR_INFO, "MPI_Info_free", "MPI_INFO_ENV is predefined: it cannot be freed");
     for (kv = infos[*info]; kv; kv = next) {
         next = kv->next;
         free(kv->val);
@@ -304,6 +307,44 @@ int MPI_Info_free(MPI_Info *info)
     infos[*info] = NULL;
     info_used[*info] = 0;
     *info = MPI_INFO_NULL;
+    return MPI_SUCCESS;
+}
+
+/* MPI 3.1 9 (MPI_INFO_ENV): command, argv (the rest of the command line,
+ * space-separated), maxprocs, wdir (no thread_level: mpirun takes no
+ * request for it); the first info object, so its handle is 1. */
+int mpii_info_env_init(void)
+{
+    char line[4096] = "", argv_s[MPI_MAX_INFO_VAL + 1] = "", buf[64];
+    MPI_Info h;
+    size_t n = 0;
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    int rc = MPI_Info_create(&h);
+
+    if (rc != MPI_SUCCESS || h != MPI_INFO_ENV)
+        return MPI_ERR_INTERN;
+    if (f) {
+        n = fread(line, 1, sizeof line - 1, f);
+        fclose(f);
+        line[n] = 0;
+    }
+    if (n > 0) {
+        MPI_Info_set(h, "command", line);
+        for (size_t i = strlen(line) + 1; i < n; i += strlen(line + i) + 1) {
+            size_t used = strlen(argv_s), k = strlen(line + i);
+            if (used + k + 2 > sizeof argv_s)
+                break;
+            if (used)
+                strcat(argv_s, " ");
+            strcat(argv_s, line + i);
+        }
+        if (argv_s[0])
+            MPI_Info_set(h, "argv", argv_s);
+    }
+    snprintf(buf, sizeof buf, "%d", mpii_g.size);
+    MPI_Info_set(h, "maxprocs", buf);
+    if (getcwd(line, sizeof line))
+        MPI_Info_set(h, "wdir", line);
     return MPI_SUCCESS;
 }
 

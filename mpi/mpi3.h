@@ -52,6 +52,8 @@ void mpii_mpi3_finalize(void);
 /* ---- misc.c ---- */
 /* Non-zero when h is a live info object (not MPI_INFO_NULL). */
 int mpii_info_valid(MPI_Info h);
+/* MPI_Init: the predefined MPI_INFO_ENV (the first info object). */
+int mpii_info_env_init(void);
 
 /* ---- errstr.c ---- */
 /* Largest error code in use (MPI_LASTUSEDCODE). */

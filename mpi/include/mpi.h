@@ -52,6 +52,7 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *errcode, ...);
 #define MPI_GROUP_NULL ((MPI_Group)0)
 #define MPI_GROUP_EMPTY ((MPI_Group)1)
 #define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV ((MPI_Info)1) /* MPI 3.1 9: how the program was started */
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)2)

@@ -79,6 +79,19 @@ int main(int argc, char **argv)
     MPI_Info_free(&info);
     CHECK(info == MPI_INFO_NULL, "Info_free did not reset the handle");
 
+    /* MPI_INFO_ENV: the command and the number of processes */
+    {
+        char v[MPI_MAX_INFO_VAL + 1], want[16];
+        MPI_Info env = MPI_INFO_ENV;
+        MPI_Info_get(MPI_INFO_ENV, "command", MPI_MAX_INFO_VAL, v, &flag);
+        CHECK(flag && strstr(v, "misc") != NULL, "MPI_INFO_ENV command '%s'", flag ? v : "(none)");
+        MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, v, &flag);
+        snprintf(want, sizeof want, "%d", size);
+        CHECK(flag && !strcmp(v, want), "MPI_INFO_ENV maxprocs '%s'", flag ? v : "(none)");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        CHECK(MPI_Info_free(&env) != MPI_SUCCESS, "MPI_Info_free(MPI_INFO_ENV) succeeded");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
     /* one host: everyone in one node communicator, ordered by key */
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, size - rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &nrank);
