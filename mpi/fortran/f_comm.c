@@ -24,6 +24,13 @@ void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
     *size = s;
 }
 
+/* newcomm is written when the request completes: MPI_Comm and MPI_Fint are
+ * both int, so the Fortran variable itself is passed */
+void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Comm_idup(*comm, newcomm, request);
+}
+
 void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
     MPI_Comm c = MPI_COMM_NULL;

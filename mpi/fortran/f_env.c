@@ -249,6 +249,16 @@ void mpi_info_set_(MPI_Fint *info, const char *key, const char *value, MPI_Fint 
     free(v);
 }
 
+void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr)
+{
+    *ierr = MPI_Info_get_nkeys(*info, nkeys);
+}
+
+void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr)
+{
+    *ierr = MPI_Info_dup(*info, newinfo);
+}
+
 void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierr)
 {
     MPI_Info i = *info;

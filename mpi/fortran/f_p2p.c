@@ -90,6 +90,21 @@ void mpi_sendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
         mf_status_out(&st, status);
 }
 
+void mpi_isendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest,
+                    MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source,
+                    MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Isendrecv(mf_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, mf_buf(recvbuf), *recvcount,
+                          *recvtype, *source, *recvtag, *comm, request);
+}
+
+void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag,
+                            MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Isendrecv_replace(mf_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm,
+                                  request);
+}
+
 void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag,
                            MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
                            MPI_Fint *ierr)
