@@ -86,7 +86,7 @@ clean-all: clean
 kill-test: all build/stress
 	MBMPI_KILL_RUNS=50 scripts/run_tests.sh kill
 
-.PHONY: bench-extra bench-ethernet100 verify fuzz kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
+.PHONY: bench-extra bench-ethernet100 verify fuzz test-mpich kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
 deps:
 	@scripts/install-deps.sh
 
@@ -144,6 +144,10 @@ verify:
 
 # libFuzzer targets (FIFO messages, bootstrap store), FUZZ_S seconds each.
 FUZZ_S ?= 60
+# MPICH's own test suite against mbmpi (fetched with apt-get source; see the script)
+test-mpich: all
+	bash scripts/mpich_tests.sh
+
 fuzz:
 	FUZZ_S=$(FUZZ_S) bash tests/fuzz/run.sh
 
