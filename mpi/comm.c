@@ -629,31 +629,17 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return MPI_Comm_dup(comm, newcomm);
 }
 
+/* (mpii_nbc_comm_idup checks the communicator, newcomm and request) */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    mpii_comm_t *c;
-
-    MPII_CHECK_INIT("MPI_Comm_idup");
-    c = mpii_comm_get(comm);
-    if (!c)
-        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_idup", "invalid communicator");
-    if (!request)
-        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
     return mpii_nbc_comm_idup("MPI_Comm_idup", comm, newcomm, request);
 }
 
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    mpii_comm_t *c;
-
     MPII_CHECK_INIT("MPI_Comm_idup_with_info");
-    c = mpii_comm_get(comm);
-    if (!c)
-        return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_idup_with_info", "invalid communicator");
     if (info != MPI_INFO_NULL && !mpii_info_valid(info))
-        return mpii_err(c, MPI_ERR_INFO, "MPI_Comm_idup_with_info", "invalid info %d", info);
-    if (!request)
-        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_idup_with_info", "request is NULL");
+        return mpii_err(mpii_comm_get(comm), MPI_ERR_INFO, "MPI_Comm_idup_with_info", "invalid info %d", info);
     return mpii_nbc_comm_idup("MPI_Comm_idup_with_info", comm, newcomm, request);
 }
 

@@ -304,6 +304,15 @@ static int send_start(mpii_request_t *r, const void *buf, int count, mpii_dataty
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
+/* A copy of dt's description into *to, its type map into `blocks` (room
+ * for dt->nblocks): what a request keeps, since the user may free dt. */
+static void dt_snapshot(mpii_datatype_t *to, mpii_dtblock_t *blocks, const mpii_datatype_t *dt)
+{
+    *to = *dt;
+    to->blocks = blocks;
+    memcpy(blocks, dt->blocks, dt->nblocks * sizeof(mpii_dtblock_t));
+}
+
 static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
                           mpii_comm_t *c, int coll, proto_msg_t *msg);
 
@@ -346,9 +355,7 @@ static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype
         r->tmp = malloc(off + dt->nblocks * sizeof(mpii_dtblock_t));
         if (!r->tmp)
             return MPI_ERR_NO_MEM;
-        r->udt_copy = *dt;
-        r->udt_copy.blocks = (mpii_dtblock_t *)((char *)r->tmp + off);
-        memcpy(r->udt_copy.blocks, dt->blocks, dt->nblocks * sizeof(mpii_dtblock_t));
+        dt_snapshot(&r->udt_copy, (mpii_dtblock_t *)((char *)r->tmp + off), dt);
         r->ubuf = buf;
         r->ucount = count;
         r->udt = &r->udt_copy;
@@ -1113,9 +1120,7 @@ static int init_common(const char *fn, const void *buf, int count, MPI_Datatype 
             req_release(r);
             return mpii_err(c, MPI_ERR_NO_MEM, fn, "out of memory");
         }
-        *r->p_dtcopy = *dt;
-        r->p_dtcopy->blocks = (mpii_dtblock_t *)(r->p_dtcopy + 1);
-        memcpy(r->p_dtcopy->blocks, dt->blocks, dt->nblocks * sizeof(mpii_dtblock_t));
+        dt_snapshot(r->p_dtcopy, (mpii_dtblock_t *)(r->p_dtcopy + 1), dt);
     }
     r->p_rank = rank;
     r->p_tag = tag;

@@ -561,6 +561,14 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     return nbc_start(c, fn, cm, request);
 }
 
+static void set_peers(nbc_t *c, int dest, int stag, int src, int rtag)
+{
+    c->dest = dest;
+    c->stag = stag;
+    c->src = src;
+    c->rtag = rtag;
+}
+
 /* MPI 4.0 3.10: MPI_Sendrecv(_replace), nonblocking. */
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
@@ -568,10 +576,7 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     NBC_BEGIN("MPI_Isendrecv", NBC_SENDRECV);
     set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
     set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
-    c->dest = dest;
-    c->stag = sendtag;
-    c->src = source;
-    c->rtag = recvtag;
+    set_peers(c, dest, sendtag, source, recvtag);
     return nbc_start(c, fn, cm, request);
 }
 
@@ -580,10 +585,7 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 {
     NBC_BEGIN("MPI_Isendrecv_replace", NBC_SENDRECV_REPLACE);
     set_recv(c, buf, count, NULL, NULL, datatype);
-    c->dest = dest;
-    c->stag = sendtag;
-    c->src = source;
-    c->rtag = recvtag;
+    set_peers(c, dest, sendtag, source, recvtag);
     return nbc_start(c, fn, cm, request);
 }
 
