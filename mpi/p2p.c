@@ -104,8 +104,10 @@ static void req_release(mpii_request_t *r)
     int h = r->handle;
     free(r->tmp);
     r->tmp = NULL;
-    free(r->p_dtcopy);
-    r->p_dtcopy = NULL;
+    if (r->p_dtcopy) { /* persistent requests only: no call on the common path */
+        free(r->p_dtcopy);
+        r->p_dtcopy = NULL;
+    }
     if (r->ref_comm) {
         mpii_comm_t *c = r->ref_comm;
         r->ref_comm = NULL;
