@@ -88,6 +88,8 @@ void mpii_idle_wait(long *idle);
 int mpii_progress(void);
 
 int mpii_comm_world_init(void);
+/* mbshm, MBMPI_SHM_CMA=auto: rings or single copies, timed (mpi/shm_tune.c); collective */
+int mpii_shm_tune(void);
 void mpii_comm_finalize(void);
 proto_comm_t *mpii_comm_proto(mpii_comm_t *c, int coll);
 uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll);

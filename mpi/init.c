@@ -345,6 +345,8 @@ static int mpi_init_common(void)
         init_fail("communicators", UT_ERR_NO_MEMORY);
     if (mpii_info_env_init() != MPI_SUCCESS)
         init_fail("MPI_INFO_ENV", UT_ERR_NO_MEMORY);
+    if (mpii_shm_tune() != MPI_SUCCESS)
+        init_fail("timing mbshm's copies", UT_ERR_IO);
     return MPI_SUCCESS;
 }
 
@@ -454,6 +456,10 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
     }
     if (!strcmp(name, "shm_exchange_pulls")) { /* 1: exchanges of 64 KiB+ are read by their targets */
         *value = (unsigned long long)tl_shmem_exchange_pulls(mpii_g.tl);
+        return MPI_SUCCESS;
+    }
+    if (!strcmp(name, "shm_cma_writes")) { /* 1: other writes of 32 KiB+ are single copies */
+        *value = (unsigned long long)tl_shmem_cma_writes(mpii_g.tl);
         return MPI_SUCCESS;
     }
     s = proto_stats(mpii_g.p);

@@ -1420,6 +1420,15 @@ static proto_unexp_t *unexp_find(proto_t *p, int peer, int src, uint32_t ctx, in
     return NULL;
 }
 
+void proto_reset_req_adapt(proto_t *p)
+{
+    for (int i = 0; i < p->prm.size; i++) {
+        p->peers[i].req_win = 1;
+        p->peers[i].req_backoff = 0;
+        p->peers[i].req_skip = 0;
+    }
+}
+
 int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
                 proto_comm_t *pc)
 {

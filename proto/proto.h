@@ -118,6 +118,10 @@ int proto_imrecv(proto_t *p, proto_req_t *r, void *buf, size_t len, proto_msg_t 
  * send for its receive); it completes (cancelled or not) later. */
 int proto_cancel(proto_t *p, proto_req_t *r);
 int proto_progress(proto_t *p);
+/* Forget what REQ conflicts taught (each peer's REQ window and back-off
+ * back to their initial values): after the library's own traffic at
+ * MPI_Init (mpi/shm_tune.c), which must not shape the program's. */
+void proto_reset_req_adapt(proto_t *p);
 const proto_stats_t *proto_stats(const proto_t *p);
 mbcf_t *proto_mbcf(proto_t *p);
 

@@ -51,13 +51,13 @@
  * collective steps built on it, tl_shmem_single_copy): then a write of
  * SHM_XCHG_MIN (64 KiB) or more is posted as a SHARE that the target reads
  * alone, one copy per byte instead of two on CPUs that both send and
- * receive. MBMPI_SHM_CMA=auto (the default) does the same only when
- * process_vm_readv copies at least half as fast as memcpy on this host
- * (shm_cma_pays, timed once at connect), and otherwise behaves as 0: in a
- * Firecracker VM (kernel 6.18, 2026-12-02) it copied 128 KiB in 12.6-23 us
- * against 2.7-4.9 for memcpy, and exchanges that pulled took 2-3x longer
- * than through the rings (MPI_Allreduce of 256 KiB at P = 2, recursive
- * doubling: 231 against 87 us). MBMPI_SHM_CMA=0 never uses process_vm_*. MBMPI_SHM_CMA=1
+ * receive. MBMPI_SHM_CMA=auto (the default) starts on the rings alone;
+ * MPI_Init then times the rings against single copies between ranks 0 and
+ * 1 (mpi/shm_tune.c) and sets, for every rank, whether one-way writes are
+ * single copies (as MBMPI_SHM_CMA=1) and whether exchanges pull (as
+ * exchange; an exchange that does not pull then keeps to the rings): which
+ * wins changes from host to host (2-3x either way on the same VM kind, see
+ * shm_tune.c). MBMPI_SHM_CMA=0 never uses process_vm_*. MBMPI_SHM_CMA=1
  * enables single-copy writes with process_vm_writev/readv,
  * MBMPI_SHM_CMA=single the same with big writes kept to the writer alone
  * (no SHARE), MBMPI_SHM_CMA=pull makes the target
@@ -279,8 +279,10 @@ typedef struct tl_shmem {
     int rr;          /* round-robin start of the next poll */
     int in_progress; /* recursion guard: messages are delivered in place */
     int want_cma;
-    int auto_cma;    /* MBMPI_SHM_CMA=auto or exchange: single copy only while exchanging */
-    int xchg_pull;   /* ... and it pays here (auto: shm_cma_pays; exchange: always) */
+    int auto_cma;    /* MBMPI_SHM_CMA=auto or exchange: probe the peers' single-copy access */
+    int tune;        /* MBMPI_SHM_CMA=auto: want_cma and xchg_pull set by tl_shmem_set_cma */
+    int ncma;        /* peers reached with process_vm_writev/readv */
+    int xchg_pull;   /* exchanges are read by their targets (exchange: always; auto: if timed faster) */
     int exchanging;  /* tl_shmem_single_copy nesting depth */
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
@@ -756,19 +758,22 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_INVALID_PARAM;
     if (p->pending)
         return UT_ERR_NO_RESOURCE;
-    if (p->cma && t->want_cma &&
-        ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
-        int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, t->want_pull);
-        if (rc != UT_ERR_UNSUPPORTED)
-            return rc;
-    }
     if (p->cma && len >= SHM_XCHG_MIN && t->exchanging && t->xchg_pull) {
         /* an exchange: the target reads it (one copy, landing in its cache) */
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
     }
-    if (p->cma && len >= SHM_CMA_MIN && t->want_cma) {
+    /* MBMPI_SHM_CMA=auto: an exchange that does not pull uses the rings,
+     * whatever was chosen for one-way writes (both were timed apart) */
+    int one_way = !(t->tune && t->exchanging);
+    if (one_way && p->cma && t->want_cma &&
+        ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
+        int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, t->want_pull);
+        if (rc != UT_ERR_UNSUPPORTED)
+            return rc;
+    }
+    if (one_way && p->cma && len >= SHM_CMA_MIN && t->want_cma) {
         int rc = shm_write_cma(t, peer, src, len, rkey, offset, notify, data);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
@@ -1126,7 +1131,8 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     }
     t->want_cma = !strcmp(cma, "1") || !strcmp(cma, "single") || !strcmp(cma, "pull");
     t->auto_cma = !strcmp(cma, "auto") || !strcmp(cma, "exchange");
-    t->xchg_pull = !strcmp(cma, "exchange") ? 1 : !strcmp(cma, "auto") ? -1 : 0; /* -1: time it at connect */
+    t->tune = !strcmp(cma, "auto");
+    t->xchg_pull = !strcmp(cma, "exchange");
     t->want_split = strcmp(cma, "single") != 0;
     t->want_pull = !strcmp(cma, "pull");
 
@@ -1259,46 +1265,6 @@ static int shm_get_addr(tl_t *tl, void *buf, size_t *len_p)
     return UT_OK;
 }
 
-static double shm_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Does a copy by process_vm_readv pay, against the two plain copies of the
- * rings? Times SHM_CHUNK bytes both ways, from our own memory (the same
- * kernel path as a peer's), best of 5 runs each: yes when readv is at most
- * 2x memcpy. Runs once per process (about 0.2 ms). */
-static int shm_cma_pays(void)
-{
-    char *a = malloc(2 * SHM_CHUNK), *b;
-    double best_cpy = 1e9, best_cma = 1e9;
-    int ok = 1;
-
-    if (!a)
-        return 0;
-    b = a + SHM_CHUNK;
-    memset(a, 1, 2 * SHM_CHUNK);
-    for (int i = 0; i < 5 && ok; i++) {
-        struct iovec l = {.iov_base = b, .iov_len = SHM_CHUNK}, r = {.iov_base = a, .iov_len = SHM_CHUNK};
-        double t0 = shm_now(), t1, t2;
-        memcpy(b, a, SHM_CHUNK);
-        __asm__ volatile("" : : "r"(b) : "memory"); /* keep the copy */
-        t1 = shm_now();
-        ok = process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)SHM_CHUNK;
-        t2 = shm_now();
-        if (t1 - t0 < best_cpy)
-            best_cpy = t1 - t0;
-        if (t2 - t1 < best_cma)
-            best_cma = t2 - t1;
-    }
-    free(a);
-    ut_debug("mbshm: %zu bytes: memcpy %.2f us, process_vm_readv %.2f us: exchanges %s", (size_t)SHM_CHUNK,
-             1e6 * best_cpy, 1e6 * best_cma, ok && best_cma <= 2.0 * best_cpy ? "pull" : "use the rings");
-    return ok && best_cma <= 2.0 * best_cpy;
-}
-
 /* Can we write into p's memory with process_vm_writev? One 8-byte write to
  * the probe word its header names. */
 static int shm_probe_cma(shm_peer_t *p)
@@ -1385,8 +1351,9 @@ static int shm_connect(tl_t *tl, const void *addrs, size_t addrlen)
         if (i < SHM_PULL_RANKS)
             atomic_store_explicit(&t->seg->can_pull[i], (uint8_t)p->cma, memory_order_relaxed);
     }
+    t->ncma = ncma;
     if (t->xchg_pull < 0)
-        t->xchg_pull = ncma > 0 && shm_cma_pays();
+        t->xchg_pull = 0; /* until tl_shmem_set_cma (MBMPI_SHM_CMA=auto: timed at MPI_Init) */
     ut_debug("mbshm: connected to %d peers, %d with single-copy writes, ring %zu bytes", t->size - 1, ncma,
              t->ring_size);
     return UT_OK;
@@ -1412,6 +1379,26 @@ void tl_shmem_single_copy(tl_t *tl, int on)
     if (!tl || tl->ops != &tl_shmem_ops)
         return;
     t->exchanging += on ? 1 : -1;
+}
+
+int tl_shmem_cma_tunable(tl_t *tl)
+{
+    return tl && tl->ops == &tl_shmem_ops && ((tl_shmem_t *)tl)->tune;
+}
+
+void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+
+    if (!tl_shmem_cma_tunable(tl))
+        return;
+    t->want_cma = writes != 0;
+    t->xchg_pull = exchanges != 0;
+}
+
+int tl_shmem_cma_writes(tl_t *tl)
+{
+    return tl && tl->ops == &tl_shmem_ops && ((tl_shmem_t *)tl)->want_cma && ((tl_shmem_t *)tl)->ncma > 0;
 }
 
 int tl_shmem_exchange_pulls(tl_t *tl)

@@ -105,12 +105,24 @@ extern const tl_ops_t tl_shmem_ops;
 unsigned long tl_shmem_rejected_writes(tl_t *tl);
 /* While on (calls nest; NULL or another transport: no-op), writes of 64 KiB
  * or more are read by their target with one copy (process_vm_readv) when
- * MBMPI_SHM_CMA=exchange, or auto (the default) where that copy is fast
- * enough: for exchanges, where both ranks send and receive at once and the
+ * exchanges pull (MBMPI_SHM_CMA=exchange, or auto where MPI_Init timed it
+ * faster): for exchanges, where both ranks send and receive at once and the
  * rings' second copy only adds work to two busy CPUs. */
 void tl_shmem_single_copy(tl_t *tl, int on);
 /* 1 when exchanges are read by their targets (see above), else 0. */
 int tl_shmem_exchange_pulls(tl_t *tl);
+/* 1 when large writes outside exchanges (32 KiB+) are single copies with
+ * process_vm_writev (MBMPI_SHM_CMA=1, or auto where timed faster), else 0. */
+int tl_shmem_cma_writes(tl_t *tl);
+/* 1 with MBMPI_SHM_CMA=auto (the default): the choice between the rings and
+ * single copies (for the peers reachable with process_vm_readv/writev) is
+ * left to tl_shmem_set_cma (mpi/shm_tune.c times both at MPI_Init). Rings
+ * until then. The same on every rank of a job: it depends on the
+ * environment only. */
+int tl_shmem_cma_tunable(tl_t *tl);
+/* Where tunable: single-copy writes on or off (`writes`), exchanges read by
+ * their targets or not (`exchanges`). No-op otherwise. */
+void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges);
 /* Pieces of peers' writes this rank copied itself (process_vm_readv); 0 for
  * another transport. */
 unsigned long tl_shmem_pulled(tl_t *tl);

@@ -42,6 +42,7 @@ enum mpii_coll_more_tag {
     MPII_COLL_TAG_SCAN = 40,
     MPII_COLL_TAG_EXSCAN = 41,
     MPII_COLL_TAG_ALLTOALLW = 42,
+    MPII_COLL_TAG_SHM_TUNE = 43, /* mpi/shm_tune.c, at MPI_Init */
 };
 
 /* ---- algorithms, one enum per collective (order = coll_more.c's tables) ---- */

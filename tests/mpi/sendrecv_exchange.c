@@ -3,11 +3,13 @@
  * ring (send right, receive left) for sizes from 1 B to 4 MiB, odd sizes
  * included; every received byte is checked against its sender's pattern.
  * Over mbshm exchanges of 64 KiB or more are read by the receiver itself
- * (MBMPI_SHM_CMA=exchange, or auto where process_vm_readv is fast enough);
- * with EXCHANGE_EXPECT_PULL=1 every rank of a pair must have read at least
- * one piece (MPIX_Stat_get "shm_pulled"), i.e. that path really ran; with
- * 0 none; with auto one exactly when the library says exchanges pull here
- * ("shm_exchange_pulls"). Exit status 0 when all holds.
+ * (MBMPI_SHM_CMA=exchange, or auto where MPI_Init timed that faster than
+ * the rings); with EXCHANGE_EXPECT_PULL=1 every rank of a pair must have
+ * read at least one piece (MPIX_Stat_get "shm_pulled"), i.e. that path
+ * really ran; with 0 none; with auto one exactly when the library says
+ * exchanges pull here ("shm_exchange_pulls"), and every rank must report
+ * the same choice as rank 0 ("shm_exchange_pulls", "shm_cma_writes": rank
+ * 0 decides and tells the others). Exit status 0 when all holds.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -33,8 +35,11 @@ int main(int argc, char **argv)
     static const size_t sizes[] = {1, 1000, 65536, 65537, 200003, 1 << 20, 4 << 20};
     int rank, size, failed = 0;
     unsigned char *s, *r;
+    unsigned long long pulled0 = 0;
 
     MPI_Init(&argc, &argv);
+    /* MPI_Init's own timing of the copies may have pulled pieces: count ours */
+    MPIX_Stat_get("shm_pulled", &pulled0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     s = malloc(4 << 20);
@@ -70,6 +75,7 @@ int main(int argc, char **argv)
     if (expect && (rank ^ 1) < size) {
         unsigned long long pulled = 0, pulls = (unsigned long long)atoi(expect);
         MPIX_Stat_get("shm_pulled", &pulled);
+        pulled -= pulled0;
         if (!strcmp(expect, "auto") && MPIX_Stat_get("shm_exchange_pulls", &pulls) != MPI_SUCCESS) {
             fprintf(stderr, "FAIL sendrecv_exchange: no counter shm_exchange_pulls\n");
             failed = 1;
@@ -81,6 +87,25 @@ int main(int argc, char **argv)
         if (!pulls && pulled != 0) {
             fprintf(stderr, "FAIL sendrecv_exchange: rank %d read %llu pieces, but exchanges do not pull\n",
                     rank, pulled);
+            failed = 1;
+        }
+    }
+    if (expect && !strcmp(expect, "auto")) {
+        /* the choice timed at MPI_Init (rings or single copies) is rank 0's,
+         * the same at every rank */
+        unsigned long long v[2] = {0, 0}, lo[2], hi[2];
+        if (MPIX_Stat_get("shm_exchange_pulls", &v[0]) != MPI_SUCCESS ||
+            MPIX_Stat_get("shm_cma_writes", &v[1]) != MPI_SUCCESS) {
+            fprintf(stderr, "FAIL sendrecv_exchange: no counter shm_exchange_pulls or shm_cma_writes\n");
+            failed = 1;
+        }
+        MPI_Allreduce(v, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(v, hi, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        if (lo[0] != hi[0] || lo[1] != hi[1]) {
+            fprintf(stderr,
+                    "FAIL sendrecv_exchange: ranks differ on pulled exchanges (%llu..%llu) or single-copy "
+                    "writes (%llu..%llu)\n",
+                    lo[0], hi[0], lo[1], hi[1]);
             failed = 1;
         }
     }

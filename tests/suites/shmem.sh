@@ -4,8 +4,9 @@
 #   1. the whole MPI manifest (tests/mpi/manifest) over --provider mbshm;
 #   2. a few point-to-point lines again with single-copy writes
 #      (MBMPI_SHM_CMA=1 and =single: process_vm_writev, shared pulls; the
-#      default sends writes through the rings, except exchanges of 64 KiB or
-#      more, which the receiver reads) and a small ring (MBMPI_SHM_RING);
+#      default, auto, picks rings or single copies by timing both at
+#      MPI_Init, the same choice at every rank) and a small ring
+#      (MBMPI_SHM_RING);
 #   3. a short stress run (build/stress, 4 ranks, 3 s) over mbshm, and 3
 #      runs of tests/stress/kill.sh (a rank SIGKILLed mid-traffic);
 #   4. segment files: a rank's segment loses its name once every peer has
@@ -54,10 +55,11 @@ run manifest --providers mbshm
     done
     echo "p2p_basic 3 ok MBMPI_SHM_CMA=1 MBMPI_SHM_RING=64K"
     # exchanges of 64 KiB or more are read by the receiver (MBMPI_SHM_CMA=exchange;
-    # auto: where process_vm_readv is fast enough, and then only)
+    # auto: where MPI_Init timed that faster than the rings, and then only)
     echo "sendrecv_exchange 2 ok EXCHANGE_EXPECT_PULL=1 MBMPI_SHM_CMA=exchange"
     echo "sendrecv_exchange 4 ok EXCHANGE_EXPECT_PULL=1 MBMPI_SHM_CMA=exchange"
     echo "sendrecv_exchange 2 ok EXCHANGE_EXPECT_PULL=auto"
+    echo "sendrecv_exchange 5 ok EXCHANGE_EXPECT_PULL=auto"
     echo "sendrecv_exchange 3 ok EXCHANGE_EXPECT_PULL=0 MBMPI_SHM_CMA=0"
     # an unknown value fails MPI_Init with a message naming the setting
     echo "sendrecv_exchange 2 fail stderr:MBMPI_SHM_CMA MBMPI_SHM_CMA=banana"

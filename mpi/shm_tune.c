@@ -1,0 +1,135 @@
+/*
+ * mpi/shm_tune.c: on mbshm with MBMPI_SHM_CMA=auto (the default), choose at
+ * MPI_Init between the rings and single copies for large transfers, by
+ * timing both between ranks 0 and 1.
+ *
+ * A large message crosses mbshm either through the receiver's ring (the
+ * sender copies in, the receiver copies out, pipelined) or as one copy by a
+ * system call (process_vm_writev by the sender, or process_vm_readv by the
+ * receiver of an exchange). Which is faster depends on the host, and on the
+ * same kind of VM it flipped from one day to the next:
+ *   - session 6 (Firecracker VM, 2 vCPUs): rings 2-3x faster for exchanges
+ *     (MPI_Allreduce of 256 KiB at P = 2: 87 against 231 us with pulls);
+ *   - session 7 (the same VM kind, another host): single copies 3-5x faster
+ *     (MPI_Sendrecv of 256 KiB at P = 2: 31-35 against 51-183 us; 1 MiB
+ *     ping-pong 127-135 against 302-413 us round trip).
+ * A copy timed inside one process could not tell the two apart (readv 4x
+ * slower than memcpy on both hosts): what differs is what crossing cores
+ * costs the rings. So both are timed for real: ranks 0 and 1 do
+ * TUNE_REPS rounds of a ping-pong and an exchange (MPI_Sendrecv) of
+ * TUNE_BYTES with the rings and with single copies, alternating, and take
+ * each one's best; rank 0 broadcasts the choice, separately for one-way
+ * writes and for exchanges, and every rank applies it
+ * (tl_shmem_set_cma); with more ranks than CPUs on the host, one-way writes
+ * stay on the rings (see tune_pair). About 2-5 ms at MPI_Init (20 at 8
+ * ranks on 2 CPUs); MBMPI_LOG=debug prints the times. MBMPI_SHM_CMA=0 / 1 /
+ * exchange fix the choice instead.
+ */
+#include "mpi/core.h"
+#include "mpi/coll/coll_more.h"
+#include "transport/transport.h"
+#include "util/log.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#define TUNE_BYTES (256 << 10)
+#define TUNE_REPS 5
+
+static double tnow(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One round between ranks 0 and 1: a ping-pong (*pp: its round trip) and
+ * an exchange (*xc), seconds. */
+static int tune_round(mpii_comm_t *w, char *a, char *b, double *pp, double *xc)
+{
+    int peer = 1 - w->rank, rc;
+    double t0 = tnow(), t1;
+
+    if (w->rank == 0) {
+        rc = mpii_send_ctx(a, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1);
+        if (rc == MPI_SUCCESS)
+            rc =
+                mpii_recv_ctx(b, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
+    } else {
+        rc = mpii_recv_ctx(b, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = mpii_send_ctx(a, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1);
+    }
+    t1 = tnow();
+    if (rc == MPI_SUCCESS)
+        rc = mpii_sendrecv_ctx(a, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, b, TUNE_BYTES, MPI_BYTE,
+                               peer, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
+    *pp = t1 - t0;
+    *xc = tnow() - t1;
+    return rc;
+}
+
+/* Ranks 0 and 1: time both ways; at rank 0 the choice in dec. */
+static int tune_pair(mpii_comm_t *w, int dec[2])
+{
+    char *a = malloc(2 * (size_t)TUNE_BYTES);
+    int ok = a != NULL, peer_ok = 0, rc;
+    double best[2][2] = {{1e9, 1e9}, {1e9, 1e9}}; /* [single copy][ping-pong, exchange] */
+
+    /* both or neither: a failed malloc on one side must not leave the other waiting */
+    rc = mpii_sendrecv_ctx(&ok, 1, MPI_INT, 1 - w->rank, MPII_COLL_TAG_SHM_TUNE, &peer_ok, 1, MPI_INT,
+                           1 - w->rank, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || !ok || !peer_ok) {
+        free(a);
+        return rc;
+    }
+    for (size_t i = 0; i < 2 * (size_t)TUNE_BYTES; i++)
+        a[i] = (char)i;
+    /* round 0 warms up (first touch, registrations) and is not counted */
+    for (int r = 0; r <= TUNE_REPS && rc == MPI_SUCCESS; r++) {
+        for (int cma = 0; cma <= 1 && rc == MPI_SUCCESS; cma++) {
+            double pp, xc;
+            tl_shmem_set_cma(mpii_g.tl, cma, cma);
+            rc = tune_round(w, a, a + TUNE_BYTES, &pp, &xc);
+            if (r > 0 && pp < best[cma][0])
+                best[cma][0] = pp;
+            if (r > 0 && xc < best[cma][1])
+                best[cma][1] = xc;
+        }
+    }
+    tl_shmem_set_cma(mpii_g.tl, 0, 0);
+    free(a);
+    if (rc == MPI_SUCCESS && w->rank == 0) {
+        /* More ranks than CPUs: a root's single copies to its children all
+         * run on its CPU, while through the rings each receiver copies its
+         * own (Bcast of 64 KiB-1 MiB at P = 8 on 2 CPUs: 114-1222 us with
+         * single copies, 82-1010 through the rings); the pair's ping-pong
+         * cannot show that, so one-way writes keep to the rings there. */
+        dec[0] = best[1][0] < best[0][0] && mpii_host_ranks() <= mpii_host_cpus();
+        dec[1] = best[1][1] < best[0][1];
+        ut_debug("mbshm: %d KiB ping-pong rings %.1f us, single copy %.1f us; exchange rings %.1f us, pulled "
+                 "%.1f us: %s writes, exchanges %s",
+                 TUNE_BYTES >> 10, 1e6 * best[0][0], 1e6 * best[1][0], 1e6 * best[0][1], 1e6 * best[1][1],
+                 dec[0] ? "single-copy" : "ring", dec[1] ? "pulled" : "through the rings");
+    }
+    return rc;
+}
+
+int mpii_shm_tune(void)
+{
+    mpii_comm_t *w = mpii_comm_get(MPI_COMM_WORLD);
+    int dec[2] = {-1, -1}; /* single-copy writes, pulled exchanges; -1: no choice made */
+    int rc = MPI_SUCCESS;
+
+    if (w == NULL || w->size < 2 || !tl_shmem_cma_tunable(mpii_g.tl))
+        return MPI_SUCCESS;
+    if (w->rank <= 1)
+        rc = tune_pair(w, dec);
+    /* every rank waits for the choice, whatever happened at ranks 0 and 1 */
+    int brc = mpii_bcast_binomial(dec, 2, MPI_INT, 0, w);
+    if (brc == MPI_SUCCESS && dec[0] >= 0)
+        tl_shmem_set_cma(mpii_g.tl, dec[0], dec[1]);
+    /* the rounds' REQs crossed messages: start the program with a clean slate */
+    proto_reset_req_adapt(mpii_g.p);
+    return rc != MPI_SUCCESS ? rc : brc;
+}
