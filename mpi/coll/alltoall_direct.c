@@ -36,7 +36,7 @@ static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     MPI_Aint rbext = (MPI_Aint)recvcount * mpii_datatype_get(recvtype)->extent;
     int p = comm->size;
     int rank = comm->rank;
-    MPI_Request *reqs;
+    MPI_Request reqs_stack[MPII_COLL_REQS_STACK], *reqs;
     int nreq = 0;
     int rc, wrc;
 
@@ -46,7 +46,7 @@ static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                               mpii_coll_at(recvbuf, rank * rbext), recvcount, recvtype);
     if (rc != MPI_SUCCESS || p == 1)
         return rc;
-    reqs = malloc(sizeof(*reqs) * 2 * (size_t)(p - 1));
+    reqs = mpii_coll_reqs(reqs_stack, 2 * (size_t)(p - 1));
     if (reqs == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = rotated ? 1 : 0; i < p && rc == MPI_SUCCESS; i++) {
@@ -68,7 +68,7 @@ static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
             nreq++;
     }
     wrc = mpii_waitall(nreq, reqs);
-    free(reqs);
+    mpii_coll_reqs_free(reqs, reqs_stack);
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 

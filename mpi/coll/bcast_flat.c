@@ -21,7 +21,7 @@
 int mpii_bcast_flat(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm)
 {
     int p = comm->size;
-    MPI_Request *reqs;
+    MPI_Request reqs_stack[MPII_COLL_REQS_STACK], *reqs;
     int nreq = 0;
     int rc = MPI_SUCCESS, wrc;
 
@@ -30,7 +30,7 @@ int mpii_bcast_flat(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t
     if (comm->rank != root)
         return mpii_recv_ctx(buf, count, dt, root, MPII_COLL_TAG_BCAST, comm, 1, MPI_STATUS_IGNORE);
 
-    reqs = malloc(sizeof(*reqs) * (size_t)(p - 1));
+    reqs = mpii_coll_reqs(reqs_stack, (size_t)(p - 1));
     if (reqs == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
@@ -39,6 +39,6 @@ int mpii_bcast_flat(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t
             nreq++;
     }
     wrc = mpii_waitall(nreq, reqs);
-    free(reqs);
+    mpii_coll_reqs_free(reqs, reqs_stack);
     return rc != MPI_SUCCESS ? rc : wrc;
 }

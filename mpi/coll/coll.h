@@ -27,6 +27,7 @@
 #include "../mpi_impl.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Fixed tag of each operation inside the collective context. */
 enum mpii_coll_tag {
@@ -121,6 +122,20 @@ int mpii_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int co
  * *buf_p is the pointer to use, *base_p the one to mpii_scratch_free(). Count 0
  * gives a
  * valid, unusable pointer. MPI_SUCCESS or MPI_ERR_NO_MEM. */
+/* The requests of a fan-out or fan-in of n messages: on the caller's stack
+ * array of MPII_COLL_REQS_STACK up to that many (no malloc per call on the
+ * usual communicator sizes), else malloc'd; NULL when that fails. */
+#define MPII_COLL_REQS_STACK 32
+static inline MPI_Request *mpii_coll_reqs(MPI_Request *stack, size_t n)
+{
+    return n <= MPII_COLL_REQS_STACK ? stack : malloc(sizeof(MPI_Request) * n);
+}
+static inline void mpii_coll_reqs_free(MPI_Request *reqs, MPI_Request *stack)
+{
+    if (reqs != stack)
+        free(reqs);
+}
+
 int mpii_coll_tmp_alloc(int count, const mpii_datatype_t *dt, void **buf_p, void **base_p);
 
 /* Scratch memory of the collectives: a few blocks are kept between calls

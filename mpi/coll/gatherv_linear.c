@@ -32,7 +32,7 @@ int mpii_gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 {
     int p = comm->size;
     const mpii_datatype_t *rdt;
-    MPI_Request *reqs;
+    MPI_Request reqs_stack[MPII_COLL_REQS_STACK], *reqs;
     int nreq = 0;
     int rc = MPI_SUCCESS;
     int wrc;
@@ -43,7 +43,7 @@ int mpii_gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         return mpii_send_ctx(sendbuf, sendcount, sendtype, root, MPII_COLL_TAG_GATHERV, comm, 1);
     }
     rdt = mpii_datatype_get(recvtype);
-    reqs = malloc(sizeof(*reqs) * (size_t)p);
+    reqs = mpii_coll_reqs(reqs_stack, (size_t)p);
     if (reqs == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < p; i++) {
@@ -61,6 +61,6 @@ int mpii_gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                                   recvtype);
     /* complete what was started even after an error: recvbuf stays in use */
     wrc = mpii_waitall(nreq, reqs);
-    free(reqs);
+    mpii_coll_reqs_free(reqs, reqs_stack);
     return rc != MPI_SUCCESS ? rc : wrc;
 }

@@ -33,7 +33,7 @@ int mpii_scatterv_linear(const void *sendbuf, const int *sendcounts, const int *
 {
     int p = comm->size;
     const mpii_datatype_t *sdt;
-    MPI_Request *reqs;
+    MPI_Request reqs_stack[MPII_COLL_REQS_STACK], *reqs;
     int nreq = 0;
     int rc = MPI_SUCCESS;
     int wrc;
@@ -45,7 +45,7 @@ int mpii_scatterv_linear(const void *sendbuf, const int *sendcounts, const int *
                              MPI_STATUS_IGNORE);
     }
     sdt = mpii_datatype_get(sendtype);
-    reqs = malloc(sizeof(*reqs) * (size_t)p);
+    reqs = mpii_coll_reqs(reqs_stack, (size_t)p);
     if (reqs == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < p; i++) {
@@ -62,6 +62,6 @@ int mpii_scatterv_linear(const void *sendbuf, const int *sendcounts, const int *
                                   sendtype, recvbuf, recvcount, recvtype);
     /* complete what was started even after an error: sendbuf stays in use */
     wrc = mpii_waitall(nreq, reqs);
-    free(reqs);
+    mpii_coll_reqs_free(reqs, reqs_stack);
     return rc != MPI_SUCCESS ? rc : wrc;
 }
