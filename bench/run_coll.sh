@@ -5,10 +5,14 @@
 # usage: bench/run_coll.sh plogp | coll | peers
 #
 #   plogp  builds build/bench/plogp and measures the pLogP parameters between
-#          2 local ranks over every provider of PLOGP_PROVIDERS (default "shm
-#          tcp"): bench/out/plogp_<p>.plogp (the parameter file the library
-#          loads: MBMPI_PLOGP_FILE, or mpi/coll/params/<p>.plogp embedded as
-#          the defaults by scripts/gen_plogp_defaults.sh), plogp_<p>.csv and
+#          2 local ranks over every provider of PLOGP_PROVIDERS (default
+#          "mbshm tcp"), PLOGP_RUNS times each (separate jobs, providers
+#          alternating), every value the median over the runs:
+#          bench/out/plogp_<p>.plogp (the parameter file the library
+#          loads: MBMPI_PLOGP_FILE, or mpi/coll/params/shm.plogp and tcp.plogp
+#          embedded as the defaults by scripts/gen_plogp_defaults.sh; the
+#          fitted "wake" and "turn" lines are carried over from those),
+#          plogp_<p>.r<k>.plogp per run, plogp_<p>.csv and
 #          plogp_<p>.png (o_s, o_r, g and RTT/2 against m, log-log, L as a
 #          line). Then fits the all-to-all contention ratio c of each file
 #          (the seed's network "signature"): times alltoall "rotated" forced
@@ -48,9 +52,11 @@
 #   COLL_RUN_BUDGET (25; peers 10)   bench/coll -t: no new size after this long
 #   COLL_TIMEOUT (60)            seconds per job (mpirun --timeout + timeout)
 #   COLL_BUDGET (270; peers 600) no job starts after this many seconds
-#   COLL_ROUNDS (3)              peers: rounds of mbmpi, Open MPI, MPICH
-#   PLOGP_PROVIDERS ("shm tcp"), PLOGP_REPS (5), PLOGP_SCALE (1.0),
-#   PLOGP_MAX (4M), PLOGP_TIMEOUT (120)
+#   COLL_ROUNDS (peers 3, coll 1) peers: rounds of mbmpi, Open MPI, MPICH;
+#                                coll: rounds of every job, each point the
+#                                median over them (coll_<p>_<op>_P<P>_r<k>.csv)
+#   PLOGP_PROVIDERS ("mbshm tcp"), PLOGP_RUNS (3), PLOGP_REPS (5),
+#   PLOGP_SCALE (1.0), PLOGP_MAX (4M), PLOGP_TIMEOUT (120)
 #   PLOGP_FIT_NP ("4 8"; empty: no contention fit), PLOGP_FIT_SIZES (1:1M)
 #   MBMPI_PLOGP_FILE             passed on to the ranks: the model's parameters
 #   BENCH_OUT (bench/out)
@@ -174,16 +180,62 @@ finish() {
 
 # ==== plogp =================================================================
 if [ "$MODE" = plogp ]; then
-    PPROVS=${PLOGP_PROVIDERS:-shm tcp}
+    PPROVS=${PLOGP_PROVIDERS:-mbshm tcp}
+    PRUNS=${PLOGP_RUNS:-3}
     build bin/mpicc bench/plogp.c "$BUILD/plogp" || exit 1
-    total=$(echo $PPROVS | wc -w)
+    total=$(($(echo $PPROVS | wc -w) * PRUNS))
     BUDGET=100000
     TMO=${PLOGP_TIMEOUT:-120}
-    for p in $PPROVS; do
-        one_job "plogp_$p" "plogp $(provname "$p")" "$TMO" \
+    # runs outermost: a change of the machine's speed falls on every provider
+    for run in $(seq 1 "$PRUNS"); do for p in $PPROVS; do
+        rm -f "$OUT/plogp_$p.r$run.plogp" "$OUT/plogp_$p.r$run.csv"
+        one_job "plogp_${p}_r$run" "plogp $(provname "$p") run $run" "$TMO" \
             bin/mpirun -n 2 --provider "$p" --timeout "$TMO" "$BUILD/plogp" -p "$(provname "$p")" \
             -r "${PLOGP_REPS:-5}" -i "${PLOGP_SCALE:-1.0}" -m "${PLOGP_MAX:-4M}" \
-            -o "$OUT/plogp_$p.plogp" --csv "$OUT/plogp_$p.csv"
+            -o "$OUT/plogp_$p.r$run.plogp" --csv "$OUT/plogp_$p.r$run.csv"
+    done; done
+    # merge: every value (L, gamma, each row's columns) the median over the runs
+    for p in $PPROVS; do
+        runs=()
+        for run in $(seq 1 "$PRUNS"); do
+            [ -s "$OUT/plogp_$p.r$run.plogp" ] && [ -s "$OUT/plogp_$p.r$run.csv" ] && runs+=("$run")
+        done
+        rm -f "$OUT/plogp_$p.plogp" "$OUT/plogp_$p.csv"
+        [ ${#runs[@]} -gt 0 ] || continue
+        merge='
+            function med(s,    a, n, i, j, t) {
+                n = split(s, a, " ")
+                for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+            }
+            FNR == 1 { nf++ }
+            csv && FNR == 1 { if (nf == 1) head = $0; next }
+            !csv && /^# m_bytes/ { next }
+            !csv && /^#/ { if (nf == 1) { com[++nc] = $0; if (nc == 2) com[++nc] = "# each value: the median over " runs " runs (bench/run_coll.sh plogp)" } next }
+            !csv && $1 !~ /^[0-9]/ { if (!($1 in kv)) order[++nk] = $1; kv[$1] = kv[$1] " " $2; next }
+            { if (!($1 in row)) { ord[++nr] = $1; cols = NF } for (i = 2; i <= NF; i++) v[$1, i] = v[$1, i] " " $i; row[$1] = 1 }
+            END {
+                if (csv) print head
+                for (i = 1; i <= nc; i++) print com[i]
+                for (i = 1; i <= nk; i++) printf "%s %.6f\n", order[i], med(kv[order[i]])
+                if (!csv && ENVIRON["PLOGP_CARRY"] != "") print ENVIRON["PLOGP_CARRY"]
+                if (!csv) print "# m_bytes  os_us  or_us  g_us  rtt_us"
+                for (r = 1; r <= nr; r++) {
+                    printf "%s", ord[r]
+                    for (i = 2; i <= cols; i++) printf (csv ? ",%.3f" : " %.3f"), med(v[ord[r], i])
+                    printf "\n"
+                }
+            }'
+        # wake and turn (oversubscription, model.c) are fitted on bench/coll
+        # sweeps, not measured here: carry them over from the built-in file
+        case $p in *shm*) d=shm ;; *) d=tcp ;; esac
+        carry=$(grep -E '^(wake|turn) ' "mpi/coll/params/$d.plogp")
+        [ -n "$carry" ] && carry="# wake, turn: not measured by bench/plogp; carried over from mpi/coll/params/$d.plogp
+$carry"
+        PLOGP_CARRY=$carry awk -v runs=${#runs[@]} "$merge" $(printf "$OUT/plogp_$p.r%s.plogp " "${runs[@]}") \
+            >"$OUT/plogp_$p.plogp"
+        awk -F, -v csv=1 -v runs=${#runs[@]} "$merge" $(printf "$OUT/plogp_$p.r%s.csv " "${runs[@]}") >"$OUT/plogp_$p.csv"
+        note "$(provname "$p"): $OUT/plogp_$p.plogp, the median of ${#runs[@]} runs"
     done
     # ---- the all-to-all contention ratio of each file
     FIT_NP=${PLOGP_FIT_NP-4 8}
@@ -265,10 +317,11 @@ plot '$OUT/plogp_$p.csv' skip 1 using (\$1 > 0 ? \$1 : 1/0):2 with linespoints t
         done
     fi
     echo "#"
-    echo "# To use a file for one run: MBMPI_PLOGP_FILE=$OUT/plogp_shm.plogp bin/mpirun ..."
+    echo "# To use a file for one run: MBMPI_PLOGP_FILE=$OUT/plogp_mbshm.plogp bin/mpirun ..."
     echo "# To install the measured files as the built-in defaults:"
     for p in $PPROVS; do
-        [ -s "$OUT/plogp_$p.plogp" ] && echo "#   cp $OUT/plogp_$p.plogp mpi/coll/params/$p.plogp"
+        case $p in *shm*) d=shm ;; *) d=tcp ;; esac
+        [ -s "$OUT/plogp_$p.plogp" ] && echo "#   cp $OUT/plogp_$p.plogp mpi/coll/params/$d.plogp"
     done
     echo "#   scripts/gen_plogp_defaults.sh && make -s all"
     finish
@@ -284,23 +337,52 @@ if [ "$MODE" = coll ]; then
     if ! grep -q MBMPI_HAVE_COLL_EXT mpi/include/mpi.h; then
         note "mpi.h has no MBMPI_HAVE_COLL_EXT: only the automatic choice can be timed"
     fi
-    total=$(($(echo $PROVIDERS | wc -w) * $(echo $OPS | wc -w) * $(echo $NPS | wc -w)))
+    CROUNDS=${COLL_ROUNDS:-1}
+    total=$(($(echo $PROVIDERS | wc -w) * $(echo $OPS | wc -w) * $(echo $NPS | wc -w) * CROUNDS))
     jobs=()
-    for p in $PROVIDERS; do for op in $OPS; do for np in $NPS; do
+    # rounds outermost: the machine's speed drifts (on a shared VM by 2x and
+    # more between minutes), and each round meets it at every job alike
+    for round in $(seq 1 "$CROUNDS"); do for p in $PROVIDERS; do for op in $OPS; do for np in $NPS; do
         tag=coll_${p}_${op}_P$np
-        if ! t=$(run_timeout); then skip_job "coll $op P=$np $p"; continue; fi
+        [ "$CROUNDS" -gt 1 ] && tag=${tag}_r$round
+        if ! t=$(run_timeout); then skip_job "coll $op P=$np $p${round:+ round $round}"; continue; fi
         rm -f "$OUT/$tag.csv"
-        one_job "$tag" "coll $op P=$np $(provname "$p")" "$t" \
+        one_job "$tag" "coll $op P=$np $(provname "$p")$([ "$CROUNDS" -gt 1 ] && echo " r$round")" "$t" \
             bin/mpirun -n "$np" --provider "$p" --timeout "$t" "$BUILD/coll" -c "$op" $(coll_args) \
             --csv "$OUT/$tag.csv"
-        [ -s "$OUT/$tag.csv" ] && jobs+=("$tag")
-    done; done; done
+        [ "$round" = 1 ] && [ -s "$OUT/$tag.csv" ] && jobs+=("${tag%_r1}")
+    done; done; done; done
 
-    # the per-algorithm tables as bench/coll printed them
-    for tag in "${jobs[@]}"; do
-        echo "#"
-        grep -v '^# measured' "$OUT/$tag.txt"
-    done
+    if [ "$CROUNDS" -gt 1 ]; then
+        # one CSV per job: every (m, algorithm) measured = the median over the
+        # rounds that timed it (predictions and picks do not change)
+        for tag in "${jobs[@]}"; do
+            awk -F, 'function med(s,    a, n, i, j, t) {
+                    n = split(s, a, " ")
+                    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+                    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+                }
+                FNR == 1 { if (NR == 1) print; next }
+                { k = $1 FS $2 FS $3 FS $4; if (!(k in pred)) { ord[++n] = k; pred[k] = $6; ch[k] = $7 }
+                  if ($5 > 0) v[k] = v[k] " " $5 }
+                END { for (i = 1; i <= n; i++) { k = ord[i]; printf "%s,%s,%s,%s\n", k, (v[k] != "" ? sprintf("%.3f", med(v[k])) : ""), pred[k], ch[k] } }' \
+                "$OUT/${tag}"_r*.csv >"$OUT/$tag.csv"
+        done
+        # the per-algorithm tables of the medians
+        for tag in "${jobs[@]}"; do
+            echo "#"
+            awk -F, -v r="$CROUNDS" 'NR == 1 { next }
+                !h++ { printf "# %s P=%s: median of %d rounds\n# %-10s %-24s %12s %12s %8s\n", $1, $2, r, "size", "algorithm", "measured_us", "predicted_us", "pred/meas" }
+                { printf "  %-10s %-24s %12s %12s %8s\n", $3, ($4 == "auto" ? "auto(" $7 ")" : $4), $5, $6, ($5 > 0 && $6 > 0 ? sprintf("%.2f", $6 / $5) : "-") }' \
+                "$OUT/$tag.csv"
+        done
+    else
+        # the per-algorithm tables as bench/coll printed them
+        for tag in "${jobs[@]}"; do
+            echo "#"
+            grep -v '^# measured' "$OUT/$tag.txt"
+        done
+    fi
     # summary: share of sizes where the pick is the fastest / within 10 %,
     # median relative error |predicted - measured| / measured
     summary=$OUT/coll_summary.csv
