@@ -25,6 +25,15 @@
  *           and less noisy than a difference of two streams).
  *   L       end-to-end latency as pLogP defines it, from RTT(0) = 2 (L + g(0)):
  *           L = RTT(0)/2 - g(0) (clamped at 0.01 us).
+ *   OW(m)   one message of m bytes from rank 0 to rank 1 from a synchronised
+ *           start: both ranks' clocks are matched to rank 0's (ping-pong
+ *           midpoints, bench_util.h), call i starts at both at the same
+ *           planned moment, one window (3 RTT(m) + 20 us) apart, and takes
+ *           until rank 1's MPI_Recv returns; the median over up to 64 calls.
+ *           What a hop of a collective costs when its ranks enter together
+ *           (bench/coll times collectives the same way).
+ *   XW(m)   the same for an exchange: both ranks MPI_Sendrecv m bytes with
+ *           each other, until the later one returns.
  *   gamma   (mbmpi's reduction models) the local cost of combining one byte:
  *           MPI_Reduce_local of 256 KiB of floats with MPI_SUM at rank 0,
  *           microseconds per byte.
@@ -35,10 +44,11 @@
  *     # provider <name>, measured <date> by bench/plogp
  *     L <us>
  *     gamma <us per byte>
- *     # m_bytes  os_us  or_us  g_us  rtt_us
- *     1 0.30 0.35 0.50 1.20
+ *     # m_bytes  os_us  or_us  g_us  rtt_us  ow_us  xw_us
+ *     1 0.30 0.35 0.50 1.20 0.70 0.90
  *     ...
- * and with --csv FILE also m,os_us,or_us,g_us,rtt_us (m = 0 included).
+ * and with --csv FILE also m,os_us,or_us,g_us,rtt_us,ow_us,xw_us (m = 0
+ * included).
  *
  * usage: mpirun -n 2 plogp [-o FILE] [--csv FILE] [-m MAX] [-r REPS] [-i SCALE]
  *                          [-p PROVIDER]
@@ -63,7 +73,10 @@
 #define TAG_DATA 1
 #define TAG_TOKEN 2
 
-enum { Q_RTT, Q_OS, Q_OR, Q_G, NQ };
+#define TAG_SYNC 3
+#define SYNC_CALLS 64 /* calls timed per batch from synchronised starts */
+
+enum { Q_RTT, Q_OS, Q_OR, Q_G, Q_OW, Q_XW, NQ };
 
 static void usage(void)
 {
@@ -125,13 +138,60 @@ static double measure_gamma(int reps, double scale)
  * per iteration at rank 0 (RTT, o_s, g) or rank 1 (o_r), 0 elsewhere. tw is
  * the cost of MPI_Wtime, rtt0 the round trip of an empty message (seconds,
  * rank 0; subtracted from the stream time of g). */
-static double measure(int q, int rank, char *buf, long m, long n, double tw, double rtt0)
+/* OW / XW: n (at most SYNC_CALLS) calls from synchronised starts one
+ * period apart (the window method of bench/coll: clocks matched to rank
+ * 0's at start-up); the median over the calls of the receiver's (OW) or
+ * the later rank's (XW) completion minus the planned start, seconds, at
+ * rank 0 (OW: at rank 1). */
+static double measure_sync(int q, int rank, char *buf, long m, long n, double period)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    int cnt = (int)m, peer = 1 - rank;
+    double d[SYNC_CALLS], x[SYNC_CALLS], start;
+
+    if (n > SYNC_CALLS)
+        n = SYNC_CALLS;
+    if (rank == 0) {
+        start = bench_gnow() + 1e-3;
+        MPI_Send(&start, 1, MPI_DOUBLE, 1, TAG_SYNC, w);
+    } else {
+        MPI_Recv(&start, 1, MPI_DOUBLE, 0, TAG_SYNC, w, MPI_STATUS_IGNORE);
+    }
+    for (long i = 0; i < n; i++) {
+        double ti = start + (double)i * period;
+        while (bench_gnow() < ti)
+            ;
+        if (q == Q_XW)
+            MPI_Sendrecv(buf, cnt, MPI_BYTE, peer, TAG_DATA, buf + m, cnt, MPI_BYTE, peer, TAG_DATA, w,
+                         MPI_STATUS_IGNORE);
+        else if (rank == 0)
+            MPI_Send(buf, cnt, MPI_BYTE, 1, TAG_DATA, w);
+        else
+            MPI_Recv(buf, cnt, MPI_BYTE, 0, TAG_DATA, w, MPI_STATUS_IGNORE);
+        d[i] = bench_gnow() - ti;
+    }
+    if (q == Q_OW)
+        return rank == 1 ? median(d, (int)n) : 0.0;
+    if (rank == 1) {
+        MPI_Send(d, (int)n, MPI_DOUBLE, 0, TAG_SYNC, w);
+        return 0.0;
+    }
+    MPI_Recv(x, (int)n, MPI_DOUBLE, 1, TAG_SYNC, w, MPI_STATUS_IGNORE);
+    for (long i = 0; i < n; i++)
+        if (x[i] > d[i])
+            d[i] = x[i];
+    return median(d, (int)n);
+}
+
+static double measure(int q, int rank, char *buf, long m, long n, double tw, double rtt0, double period)
 {
     MPI_Comm w = MPI_COMM_WORLD;
     int cnt = (int)m;
     double acc = 0.0, t0;
     MPI_Request req;
 
+    if (q == Q_OW || q == Q_XW)
+        return measure_sync(q, rank, buf, m, n, period);
     switch (q) {
     case Q_RTT:
         t0 = MPI_Wtime();
@@ -251,11 +311,12 @@ int main(int argc, char **argv)
 
     char *buf = NULL;
     if (rank < 2) {
-        if (posix_memalign((void **)&buf, 4096, (size_t)maxsize)) {
-            fprintf(stderr, "plogp: cannot allocate %ld bytes\n", maxsize);
+        /* twice: an exchange (XW) receives beside what it sends */
+        if (posix_memalign((void **)&buf, 4096, 2 * (size_t)maxsize)) {
+            fprintf(stderr, "plogp: cannot allocate %ld bytes\n", 2 * maxsize);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        memset(buf, rank + 1, (size_t)maxsize);
+        memset(buf, rank + 1, 2 * (size_t)maxsize);
     }
     double tw = wtime_cost();
     /* res[k][q]: microseconds; o_r comes from rank 1 */
@@ -267,27 +328,41 @@ int main(int argc, char **argv)
     /* The first messages of a job pay for connection set-up and protocol
      * windows opening: run every quantity once at a few sizes first. */
     double rtt0 = 0.0;
+    bench_sync_clocks(MPI_COMM_WORLD, TAG_SYNC);
     for (int q = 0; q < NQ && rank < 2; q++)
         for (long m = 0; m <= 65536 && m <= maxsize; m = m ? m * 16 : 1)
-            measure(q, rank, buf, m, 50, tw, 0.0);
+            measure(q, rank, buf, m, 50, tw, 0.0, 100e-6);
 
     for (int k = 0; k < nsizes && rank < 2; k++) {
         long m = sizes[k], n = iterations(m, scale);
+        double period = 0.0;
         for (int q = 0; q < NQ; q++) {
-            measure(q, rank, buf, m, n / 10 + 1, tw, rtt0); /* warm-up */
+            measure(q, rank, buf, m, n / 10 + 1, tw, rtt0, period); /* warm-up */
             for (int r = 0; r < reps; r++)
-                v[r] = measure(q, rank, buf, m, n, tw, rtt0);
+                v[r] = measure(q, rank, buf, m, n, tw, rtt0, period);
             res[k][q] = median(v, reps) * 1e6;
             if (k == 0 && q == Q_RTT)
                 rtt0 = res[0][Q_RTT] * 1e-6;
+            if (q == Q_RTT) {
+                /* the window of OW and XW: three round trips and 20 us, the
+                 * same at both ranks (rank 0 measured it) */
+                period = 3.0 * res[k][Q_RTT] * 1e-6 + 20e-6;
+                if (rank == 0)
+                    MPI_Send(&period, 1, MPI_DOUBLE, 1, TAG_SYNC, MPI_COMM_WORLD);
+                else
+                    MPI_Recv(&period, 1, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
         }
-        if (rank == 1)
+        if (rank == 1) {
             MPI_Send(&res[k][Q_OR], 1, MPI_DOUBLE, 0, TAG_TOKEN, MPI_COMM_WORLD);
-        else
+            MPI_Send(&res[k][Q_OW], 1, MPI_DOUBLE, 0, TAG_TOKEN, MPI_COMM_WORLD);
+        } else {
             MPI_Recv(&res[k][Q_OR], 1, MPI_DOUBLE, 1, TAG_TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&res[k][Q_OW], 1, MPI_DOUBLE, 1, TAG_TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
         if (rank == 0) {
-            fprintf(stderr, "plogp: m=%-8ld os %9.3f  or %9.3f  g %9.3f  rtt %9.3f us\n", m, res[k][Q_OS],
-                    res[k][Q_OR], res[k][Q_G], res[k][Q_RTT]);
+            fprintf(stderr, "plogp: m=%-8ld os %9.3f  or %9.3f  g %9.3f  rtt %9.3f  ow %9.3f  xw %9.3f us\n", m,
+                    res[k][Q_OS], res[k][Q_OR], res[k][Q_G], res[k][Q_RTT], res[k][Q_OW], res[k][Q_XW]);
         }
     }
 
@@ -319,10 +394,10 @@ int main(int argc, char **argv)
             fprintf(f, "L %.3f\n", L);
             if (gamma > 0)
                 fprintf(f, "gamma %.6f\n", gamma);
-            fprintf(f, "# m_bytes  os_us  or_us  g_us  rtt_us\n");
+            fprintf(f, "# m_bytes  os_us  or_us  g_us  rtt_us  ow_us  xw_us\n");
             for (int k = 1; k < nsizes; k++)
-                fprintf(f, "%ld %.3f %.3f %.3f %.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR], res[k][Q_G],
-                        res[k][Q_RTT]);
+                fprintf(f, "%ld %.3f %.3f %.3f %.3f %.3f %.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR], res[k][Q_G],
+                        res[k][Q_RTT], res[k][Q_OW], res[k][Q_XW]);
             if (f != stdout && fclose(f) != 0) {
                 perror(out);
                 rc = 1;
@@ -334,10 +409,10 @@ int main(int argc, char **argv)
                 perror(csv);
                 rc = 1;
             } else {
-                fprintf(c, "m,os_us,or_us,g_us,rtt_us\n");
+                fprintf(c, "m,os_us,or_us,g_us,rtt_us,ow_us,xw_us\n");
                 for (int k = 0; k < nsizes; k++)
-                    fprintf(c, "%ld,%.3f,%.3f,%.3f,%.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR], res[k][Q_G],
-                            res[k][Q_RTT]);
+                    fprintf(c, "%ld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", sizes[k], res[k][Q_OS], res[k][Q_OR],
+                            res[k][Q_G], res[k][Q_RTT], res[k][Q_OW], res[k][Q_XW]);
                 fclose(c);
             }
         }

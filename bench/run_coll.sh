@@ -219,7 +219,7 @@ if [ "$MODE" = plogp ]; then
                 for (i = 1; i <= nc; i++) print com[i]
                 for (i = 1; i <= nk; i++) printf "%s %.6f\n", order[i], med(kv[order[i]])
                 if (!csv && ENVIRON["PLOGP_CARRY"] != "") print ENVIRON["PLOGP_CARRY"]
-                if (!csv) print "# m_bytes  os_us  or_us  g_us  rtt_us"
+                if (!csv) print "# m_bytes  os_us  or_us  g_us  rtt_us  ow_us  xw_us"
                 for (r = 1; r <= nr; r++) {
                     printf "%s", ord[r]
                     for (i = 2; i <= cols; i++) printf (csv ? ",%.3f" : " %.3f"), med(v[ord[r], i])
@@ -227,10 +227,13 @@ if [ "$MODE" = plogp ]; then
                 }
             }'
         # wake and turn (oversubscription, model.c) are fitted on bench/coll
-        # sweeps, not measured here: carry them over from the built-in file
+        # sweeps, not measured here: carry them over from the built-in file,
+        # and its contention ratio until the fit below replaces it (that fit
+        # needs P <= CPUs at P = 4 or 8, where the CPU-work bound does not
+        # decide the prediction)
         case $p in *shm*) d=shm ;; *) d=tcp ;; esac
-        carry=$(grep -E '^(wake|turn) ' "mpi/coll/params/$d.plogp")
-        [ -n "$carry" ] && carry="# wake, turn: not measured by bench/plogp; carried over from mpi/coll/params/$d.plogp
+        carry=$(grep -E '^(contention|wake|turn) ' "mpi/coll/params/$d.plogp")
+        [ -n "$carry" ] && carry="# contention, wake, turn: not measured by bench/plogp; from mpi/coll/params/$d.plogp
 $carry"
         PLOGP_CARRY=$carry awk -v runs=${#runs[@]} "$merge" $(printf "$OUT/plogp_$p.r%s.plogp " "${runs[@]}") \
             >"$OUT/plogp_$p.plogp"
@@ -292,9 +295,9 @@ $carry"
     for p in $PPROVS; do
         [ -s "$OUT/plogp_$p.plogp" ] || continue
         echo "# $OUT/plogp_$p.plogp: $(grep -E '^(L|gamma|contention) ' "$OUT/plogp_$p.plogp" | tr '\n' ' ')"
-        printf '# %-8s %9s %9s %9s %9s\n' m os_us or_us g_us rtt/2_us
+        printf '# %-8s %9s %9s %9s %9s %9s %9s\n' m os_us or_us g_us rtt/2_us ow_us xw_us
         awk -F, 'NR > 1 && ($1 <= 1 || $1 == 64 || $1 == 1024 || $1 == 16384 || $1 == 65536 || $1 == 1048576 || $1 == 4194304) {
-            printf "  %-8s %9.3f %9.3f %9.3f %9.3f\n", $1, $2, $3, $4, $5 / 2 }' "$OUT/plogp_$p.csv"
+            printf "  %-8s %9.3f %9.3f %9.3f %9.3f %9s %9s\n", $1, $2, $3, $4, $5 / 2, $6, $7 }' "$OUT/plogp_$p.csv"
     done
     if have_gnuplot; then
         for p in $PPROVS; do
@@ -309,6 +312,8 @@ plot '$OUT/plogp_$p.csv' skip 1 using (\$1 > 0 ? \$1 : 1/0):2 with linespoints t
      '' skip 1 using (\$1 > 0 ? \$1 : 1/0):3 with linespoints title 'o_r(m)',
      '' skip 1 using (\$1 > 0 ? \$1 : 1/0):4 with linespoints title 'g(m)',
      '' skip 1 using (\$1 > 0 ? \$1 : 1/0):(\$5 / 2) with lines dashtype 2 title 'RTT(m)/2',
+     '' skip 1 using (\$1 > 0 ? \$1 : 1/0):6 with lines lw 2 title 'OW(m), synchronised start',
+     '' skip 1 using (\$1 > 0 ? \$1 : 1/0):7 with lines lw 2 title 'XW(m), exchange',
      ${L:-1} with lines dashtype 3 lw 2 lc rgb 'black' title 'L = ${L:-?} us'" 2>"$OUT/plogp_gnuplot.err"; then
                 note "plot: $OUT/plogp_$p.png"
             else

@@ -73,10 +73,11 @@ static int tune_round(mpii_comm_t *w, char *a, char *b, double *pp, double *xc)
 static int tune_pair(mpii_comm_t *w, int dec[2])
 {
     char *a = malloc(2 * (size_t)TUNE_BYTES);
-    int ok = a != NULL, peer_ok = 0, rc;
+    int ok = a != NULL && tl_shmem_cma_peers(mpii_g.tl) > 0, peer_ok = 0, rc;
     double best[2][2] = {{1e9, 1e9}, {1e9, 1e9}}; /* [single copy][ping-pong, exchange] */
 
-    /* both or neither: a failed malloc on one side must not leave the other waiting */
+    /* both or neither: a failed malloc on one side must not leave the other
+     * waiting; nothing to time where single copies are refused (ptrace rules) */
     rc = mpii_sendrecv_ctx(&ok, 1, MPI_INT, 1 - w->rank, MPII_COLL_TAG_SHM_TUNE, &peer_ok, 1, MPI_INT,
                            1 - w->rank, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || !ok || !peer_ok) {

@@ -1386,6 +1386,11 @@ int tl_shmem_cma_tunable(tl_t *tl)
     return tl && tl->ops == &tl_shmem_ops && ((tl_shmem_t *)tl)->tune;
 }
 
+int tl_shmem_cma_peers(tl_t *tl)
+{
+    return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->ncma : 0;
+}
+
 void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges)
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;

@@ -120,6 +120,9 @@ int tl_shmem_cma_writes(tl_t *tl);
  * until then. The same on every rank of a job: it depends on the
  * environment only. */
 int tl_shmem_cma_tunable(tl_t *tl);
+/* Peers this rank reaches with process_vm_readv/writev (0 for another
+ * transport, or where ptrace rules refuse it). */
+int tl_shmem_cma_peers(tl_t *tl);
 /* Where tunable: single-copy writes on or off (`writes`), exchanges read by
  * their targets or not (`exchanges`). No-op otherwise. */
 void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges);

@@ -95,18 +95,22 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
             }
             continue;
         }
-        if (ntok != 4 && ntok != 5)
-            return fail(err, errlen, lineno, "expected \"m_bytes os_us or_us g_us [rtt_us]\" (4 or 5 numbers)");
-        if (p->nrows == 0)
-            p->have_rtt = ntok == 5;
-        else if (p->have_rtt != (ntok == 5))
-            return fail(err, errlen, lineno, "rtt_us must be on every row or on none");
+        if (ntok != 4 && ntok != 5 && ntok != 7)
+            return fail(err, errlen, lineno,
+                        "expected \"m_bytes os_us or_us g_us [rtt_us [ow_us xw_us]]\" (4, 5 or 7 numbers)");
+        if (p->nrows == 0) {
+            p->have_rtt = ntok >= 5;
+            p->have_sync = ntok == 7;
+        } else if (p->have_rtt != (ntok >= 5) || p->have_sync != (ntok == 7)) {
+            return fail(err, errlen, lineno, "rtt_us (and ow_us xw_us) must be on every row or on none");
+        }
         if (p->nrows == MPII_PLOGP_MAX_ROWS)
             return fail(err, errlen, lineno, "too many rows");
         {
             int i = p->nrows;
             if (number(tok[0], &p->m[i]) || number(tok[1], &p->os[i]) || number(tok[2], &p->or_[i]) ||
-                number(tok[3], &p->g[i]) || (ntok == 5 && number(tok[4], &p->rtt[i])))
+                number(tok[3], &p->g[i]) || (ntok >= 5 && number(tok[4], &p->rtt[i])) ||
+                (ntok == 7 && (number(tok[5], &p->ow[i]) || number(tok[6], &p->xw[i]))))
                 return fail(err, errlen, lineno, "a field is not a non-negative number");
             if (i > 0 && p->m[i] <= p->m[i - 1])
                 return fail(err, errlen, lineno, "m_bytes must be strictly increasing");
@@ -195,8 +199,15 @@ double mpii_plogp_hop(const mpii_plogp_t *p, double m)
 {
     double h = interp(p, p->g, m) + p->L, half;
 
+    if (p->have_sync)
+        return interp(p, p->ow, m);
     if (!p->have_rtt)
         return h;
     half = interp(p, p->rtt, m) / 2.0;
     return half > h ? half : h;
+}
+
+double mpii_plogp_xw(const mpii_plogp_t *p, double m)
+{
+    return p->have_sync ? interp(p, p->xw, m) : -1.0;
 }

@@ -18,6 +18,15 @@
  * ping-pong round trip RTT(m): model.c takes a message's latency as the
  * larger of g(m) + L and RTT(m) / 2 (over shm a lone 1 KiB message takes
  * 0.95 us one way, while a stream of them leaves one every g = 0.26 us).
+ * Two more optional columns (with the fifth, on every row or on none) are
+ * what a collective's steps cost from a synchronised start, timed by
+ * bench/plogp as bench/coll times collectives: OW(m), one message from
+ * rank 0 to rank 1 (start to the receiver's completion), and XW(m), an
+ * exchange (MPI_Sendrecv of m both ways; start to the later completion).
+ * When present, model.c takes OW(m) as a message's latency and XW(m) as an
+ * exchange step: a ping-pong's RTT / 2 is not what a hop costs when both
+ * ranks start together (mbshm, 2026-12-02: 1 B 0.49-0.55 us against RTT /
+ * 2 = 0.2; tcp;ofi_rxm, 1 MiB: 168 us against 618).
  *
  * Three optional keyword lines may follow L (mbmpi extensions, defaults in
  * brackets): "contention <ratio>" [0.5], where all-to-all lies between its
@@ -64,7 +73,10 @@ typedef struct mpii_plogp {
     double or_[MPII_PLOGP_MAX_ROWS];
     double g[MPII_PLOGP_MAX_ROWS];
     double rtt[MPII_PLOGP_MAX_ROWS]; /* when have_rtt */
+    double ow[MPII_PLOGP_MAX_ROWS];  /* when have_sync */
+    double xw[MPII_PLOGP_MAX_ROWS];
     int have_rtt;
+    int have_sync;
     char origin[256]; /* file name or "built-in shm" */
 } mpii_plogp_t;
 
@@ -79,9 +91,11 @@ int mpii_plogp_load_file(const char *path, mpii_plogp_t *p, char *err, size_t er
 double mpii_plogp_os(const mpii_plogp_t *p, double m);
 double mpii_plogp_or(const mpii_plogp_t *p, double m);
 double mpii_plogp_g(const mpii_plogp_t *p, double m);
-/* One m-byte message's latency: max(g(m) + L, RTT(m) / 2), or g(m) + L
- * when the file has no rtt_us column. */
+/* One m-byte message's latency: OW(m) when the file has the ow_us column,
+ * else max(g(m) + L, RTT(m) / 2), or g(m) + L without rtt_us. */
 double mpii_plogp_hop(const mpii_plogp_t *p, double m);
+/* XW(m), the measured exchange step (ow_us xw_us columns), or -1 without. */
+double mpii_plogp_xw(const mpii_plogp_t *p, double m);
 
 /* The built-in parameter files (mpi/coll/plogp_defaults.c, generated). */
 extern const char mpii_plogp_default_shm[];

@@ -62,6 +62,12 @@ printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 2\n2 1 1 1 2\n' >"$tmp/rtt.plo
 check "rtt_us column" ok "" "$tmp/rtt.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 2\n2 1 1 1\n' >"$tmp/rtt2.plogp"
 check "rtt_us on some rows only" fail "every row or on none" "$tmp/rtt2.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 2 3 4\n2 1 1 1 2 3 4\n' >"$tmp/sync.plogp"
+check "ow_us xw_us columns" ok "" "$tmp/sync.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 2 3\n2 1 1 1 2 3\n' >"$tmp/six.plogp"
+check "six fields" fail "line 3" "$tmp/six.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 2 3 4\n2 1 1 1 2\n' >"$tmp/sync2.plogp"
+check "ow_us xw_us on some rows only" fail "every row or on none" "$tmp/sync2.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nwake 2.5\n1 1 1 1\n2 1 1 1\n' >"$tmp/wake.plogp"
 check "wake line" ok "" "$tmp/wake.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nwake -2\n1 1 1 1\n2 1 1 1\n' >"$tmp/wakeneg.plogp"
@@ -102,6 +108,19 @@ report() {
         fail=$((fail + 1))
     fi
 }
+
+# with the ow_us / xw_us columns a hop costs OW(m) and an exchange step
+# XW(m): at P = 2 a Bcast of 64 B is one hop (predicted OW(64) = 70 us
+# here, not g + L = 2 or RTT / 2 = 1.5) and an Allreduce one exchange
+# (XW(64) = 90 us plus the reduction's few ns)
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 3 70 90\n1024 1 1 1 3 70 90\n' >"$tmp/ow.plogp"
+pred() { # op: the predicted time of the automatic choice at P = 2, m = 64
+    MBMPI_PLOGP_FILE="$tmp/ow.plogp" timeout -k 5 60 bin/mpirun -n 2 --timeout 60 build/bench/coll -c "$1" \
+        -m 64:64 --predict-only 2>&1 | awk '$1 == 64 && $2 ~ /^auto/ { print $4 }'
+}
+b=$(pred bcast) a=$(pred allreduce)
+awk -v b="$b" -v a="$a" 'BEGIN { exit !(b + 0 >= 69.9 && b + 0 <= 70.1 && a + 0 >= 89.9 && a + 0 <= 90.5) }'
+report $? "plogp file: a hop costs OW(m), an exchange XW(m) (bcast P=2 64 B predicted '$b' us, allreduce '$a')"
 
 # more ranks than CPUs: no segmented pipeline is chosen (each segment would
 # cost every rank on the way a scheduling round; before this rule, 8 ranks
