@@ -26,10 +26,11 @@ f=$tmp/p.plogp
 if timeout -k 3 70 bin/mpirun -n 2 --provider shm --timeout 60 build/bench/plogp -m 64K -r 1 -i 0.05 \
     -o "$f" --csv "$tmp/p.csv" >"$tmp/plogp.txt" 2>&1; then
     if head -1 "$f" | grep -qx '# mbmpi pLogP parameters v1' &&
-        awk '$1 == "L" && $2 + 0 > 0 { l++ } /^[0-9]/ { if (NF != 5 || $2 + 0 <= 0 || $3 + 0 <= 0 || $4 + 0 <= 0 || $5 + 0 <= 0) bad++; n++ }
+        awk '$1 == "L" && $2 + 0 > 0 { l++ }
+             /^[0-9]/ { if (NF != 7) bad++; for (i = 2; i <= NF; i++) if ($i + 0 <= 0) bad++; n++ }
              END { exit !(l == 1 && n == 17 && !bad) }' "$f" &&
-        [ "$(wc -l <"$tmp/p.csv")" = 19 ]; then
-        ok "plogp -m 64K writes L and 17 rows m os or g rtt (1 .. 64K) and the CSV"
+        [ "$(wc -l <"$tmp/p.csv")" = 19 ] && head -1 "$tmp/p.csv" | grep -qx 'm,os_us,or_us,g_us,rtt_us,ow_us,xw_us'; then
+        ok "plogp -m 64K writes L and 17 rows m os or g rtt ow xw (1 .. 64K) and the CSV"
     else
         nok "plogp parameter file malformed" "$f"
     fi
