@@ -120,6 +120,13 @@ gnuplot_term() {
         echo "png size 1000,600"
     fi
 }
+# med(s): the median of the numbers in the space-separated string s (awk)
+AWK_MED='
+    function med(s,    a, n, i, j, t) {
+        n = split(s, a, " ")
+        for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }'
 have_gnuplot() {
     command -v gnuplot >/dev/null 2>&1 && return 0
     note "gnuplot not found: skipping the plots (apt-get install gnuplot-nox)"
@@ -202,12 +209,7 @@ if [ "$MODE" = plogp ]; then
         done
         rm -f "$OUT/plogp_$p.plogp" "$OUT/plogp_$p.csv"
         [ ${#runs[@]} -gt 0 ] || continue
-        merge='
-            function med(s,    a, n, i, j, t) {
-                n = split(s, a, " ")
-                for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
-                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-            }
+        merge=$AWK_MED'
             FNR == 1 { nf++ }
             csv && FNR == 1 { if (nf == 1) head = $0; next }
             !csv && /^# m_bytes/ { next }
@@ -362,11 +364,7 @@ if [ "$MODE" = coll ]; then
         # one CSV per job: every (m, algorithm) measured = the median over the
         # rounds that timed it (predictions and picks do not change)
         for tag in "${jobs[@]}"; do
-            awk -F, 'function med(s,    a, n, i, j, t) {
-                    n = split(s, a, " ")
-                    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
-                    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-                }
+            awk -F, "$AWK_MED"'
                 FNR == 1 { if (NR == 1) print; next }
                 { k = $1 FS $2 FS $3 FS $4; if (!(k in pred)) { ord[++n] = k; pred[k] = $6; ch[k] = $7 }
                   if ($5 > 0) v[k] = v[k] " " $5 }

@@ -31,24 +31,16 @@
 #include "util/log.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 #define TUNE_BYTES (256 << 10)
 #define TUNE_REPS 5
-
-static double tnow(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* One round between ranks 0 and 1: a ping-pong (*pp: its round trip) and
  * an exchange (*xc), seconds. */
 static int tune_round(mpii_comm_t *w, char *a, char *b, double *pp, double *xc)
 {
     int peer = 1 - w->rank, rc;
-    double t0 = tnow(), t1;
+    double t0 = MPI_Wtime(), t1;
 
     if (w->rank == 0) {
         rc = mpii_send_ctx(a, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1);
@@ -60,12 +52,12 @@ static int tune_round(mpii_comm_t *w, char *a, char *b, double *pp, double *xc)
         if (rc == MPI_SUCCESS)
             rc = mpii_send_ctx(a, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1);
     }
-    t1 = tnow();
+    t1 = MPI_Wtime();
     if (rc == MPI_SUCCESS)
         rc = mpii_sendrecv_ctx(a, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, b, TUNE_BYTES, MPI_BYTE,
                                peer, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
     *pp = t1 - t0;
-    *xc = tnow() - t1;
+    *xc = MPI_Wtime() - t1;
     return rc;
 }
 

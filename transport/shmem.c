@@ -1351,9 +1351,7 @@ static int shm_connect(tl_t *tl, const void *addrs, size_t addrlen)
         if (i < SHM_PULL_RANKS)
             atomic_store_explicit(&t->seg->can_pull[i], (uint8_t)p->cma, memory_order_relaxed);
     }
-    t->ncma = ncma;
-    if (t->xchg_pull < 0)
-        t->xchg_pull = 0; /* until tl_shmem_set_cma (MBMPI_SHM_CMA=auto: timed at MPI_Init) */
+    t->ncma = ncma; /* MBMPI_SHM_CMA=auto: rings until tl_shmem_set_cma (timed at MPI_Init) */
     ut_debug("mbshm: connected to %d peers, %d with single-copy writes, ring %zu bytes", t->size - 1, ncma,
              t->ring_size);
     return UT_OK;
@@ -1408,7 +1406,7 @@ int tl_shmem_cma_writes(tl_t *tl)
 
 int tl_shmem_exchange_pulls(tl_t *tl)
 {
-    return tl && tl->ops == &tl_shmem_ops && ((tl_shmem_t *)tl)->xchg_pull > 0;
+    return tl && tl->ops == &tl_shmem_ops && ((tl_shmem_t *)tl)->xchg_pull;
 }
 
 unsigned long tl_shmem_pulled(tl_t *tl)

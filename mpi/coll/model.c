@@ -116,9 +116,11 @@ static double xch(const mpii_plogp_t *pp, double m)
  * (its message), and for its own next turn once that message is there */
 static double xhop(const mpii_plogp_t *pp, double m)
 {
-    double x = XCH(m) + LAT, h = mpii_plogp_hop(pp, m), xw = mpii_plogp_xw(pp, m);
+    double xw = mpii_plogp_xw(pp, m), x, h;
     if (xw >= 0.0) /* measured (the file's xw_us column) */
         return xw + 2.0 * waits(pp, 1);
+    x = XCH(m) + LAT;
+    h = mpii_plogp_hop(pp, m);
     return (x > h ? x : h) + 2.0 * waits(pp, 1);
 }
 
