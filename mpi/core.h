@@ -74,10 +74,15 @@ typedef struct mpii_request {
     int nbc_rc;              /* MPII_REQ_NBC: the collective's result (mpi/coll/nbc.c) */
     int nbc_has_st;          /* ... and nbc_st its status (MPI_Isendrecv), else an empty one */
     MPI_Status nbc_st;
+    void *pcoll;             /* a persistent collective's arguments (MPI_Bcast_init ...), or NULL */
     mpii_comm_t *ref_comm;   /* the communicator this request holds a reference on, or NULL */
 } mpii_request_t;
 
 mpii_request_t *mpii_request_get(MPI_Request h);
+/* mpi/coll/nbc.c: MPI_Start of a persistent collective request (r->pcoll set, inactive). */
+int mpii_nbc_pstart(mpii_request_t *r);
+/* Its arguments go with the request (MPI_Request_free). */
+void mpii_nbc_pfree(void *pcoll);
 void mpii_progress_wait(volatile int *done);
 /* One round of a wait loop that made no progress (idle counts them; the
  * caller resets it to 0 on progress): poll, then yield, then sleep. */

@@ -363,7 +363,9 @@ const char *mpii_op_name(MPI_Op op, char *buf, size_t n)
 int mpii_op_check(MPI_Op op, MPI_Datatype dt)
 {
     mpii_datatype_t *t;
-    if (!is_predefined(op) && !user_op(op))
+    /* a started persistent collective (mpi/coll/nbc.c) runs with the op
+     * its _init call held: the user may have freed the handle since */
+    if (!is_predefined(op) && !(mpii_nbc_in_coroutine() ? user_op_any(op) : user_op(op)))
         return MPI_ERR_OP;
     t = mpii_datatype_get(dt);
     if (!t)

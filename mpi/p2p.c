@@ -76,6 +76,7 @@ static mpii_request_t *req_new(void)
     r->freed = 0;
     r->tmp = NULL;
     r->p_dtcopy = NULL;
+    r->pcoll = NULL;
     r->persistent = 0;
     r->active = 1;
     return r;
@@ -107,6 +108,10 @@ static void req_release(mpii_request_t *r)
     if (r->p_dtcopy) { /* persistent requests only: no call on the common path */
         free(r->p_dtcopy);
         r->p_dtcopy = NULL;
+    }
+    if (r->pcoll) {
+        mpii_nbc_pfree(r->pcoll);
+        r->pcoll = NULL;
     }
     if (r->ref_comm) {
         mpii_comm_t *c = r->ref_comm;
@@ -1176,6 +1181,8 @@ int MPI_Start(MPI_Request *request)
     r = mpii_request_get(*request);
     if (!r || !r->persistent || r->active)
         return mpii_err(NULL, MPI_ERR_REQUEST, "MPI_Start", "not an inactive persistent request");
+    if (r->pcoll)
+        return mpii_nbc_pstart(r); /* a persistent collective (mpi/coll/nbc.c) */
     dt = r->p_dtcopy ? r->p_dtcopy : mpii_datatype_get(r->p_dt);
     r->tmp = NULL;
     if (r->p_recv) {

@@ -235,8 +235,8 @@ static int run_blocking(nbc_t *c)
         return MPI_Alltoallw(c->sbuf, c->scounts, c->sdispls, c->stypes, c->rbuf, c->rcounts, c->rdispls,
                              c->rtypes, c->comm);
     case NBC_SENDRECV:
-        return MPI_Sendrecv(c->sbuf, c->scount, c->stype, c->dest, c->stag, c->rbuf, c->rcount, c->rtype, c->src,
-                            c->rtag, c->comm, &c->st);
+        return MPI_Sendrecv(c->sbuf, c->scount, c->stype, c->dest, c->stag, c->rbuf, c->rcount, c->rtype,
+                            c->src, c->rtag, c->comm, &c->st);
     case NBC_SENDRECV_REPLACE:
         return MPI_Sendrecv_replace(c->rbuf, c->rcount, c->rtype, c->dest, c->stag, c->src, c->rtag, c->comm,
                                     &c->st);
@@ -423,18 +423,12 @@ void mpii_nbc_finalize(void)
     nspare = 0;
 }
 
-/* Start c (arguments filled in) on comm; *request gets the handle. */
-static int nbc_start(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Request *request)
+/* Run c (arguments filled in) on comm as request r until its first wait.
+ * An error before that (an argument error, reported to the handler under
+ * c->name already) is returned, c released; r is the caller's to undo. */
+static int nbc_launch(nbc_t *c, const char *fn, mpii_comm_t *comm, mpii_request_t *r, int tag_off)
 {
-    mpii_request_t *r = mpii_req_new();
-    unsigned seq;
-
-    if (!r) {
-        release(c);
-        return mpii_err(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    seq = ++comm->nbc_seq & MPII_NBC_SEQ_MASK;
-    c->tag_off = MPII_NBC_TAG_BASE + (int)(seq << 8);
+    c->tag_off = tag_off;
     c->name = fn;
     c->req = r;
     ctx_init(c);
@@ -446,30 +440,158 @@ static int nbc_start(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Request *r
     r->tmp = NULL;
     r->ubytes = 0;
     r->nbc_rc = MPI_SUCCESS;
-    r->persistent = 0;
     r->active = 1;
     mpii_nbc_nactive++;
-    /* the user may free the types and the op before completion (MPI 3.1 4.1.9, 5.9.5) */
-    c->held_s = (unsigned char)mpii_datatype_hold(c->stype);
-    c->held_r = (unsigned char)mpii_datatype_hold(c->rtype);
-    c->held_op = (unsigned char)mpii_op_hold(c->op);
     resume(c);
     if (c->finished) {
         int rc = c->rc;
         finish(c);
-        if (rc != MPI_SUCCESS) {
-            /* failed before its first wait: an argument error, reported
-             * (to the error handler) under the I-call's name already */
-            mpii_req_release(r);
-            *request = MPI_REQUEST_NULL;
-            return rc;
-        }
-    } else {
-        c->next = active;
-        active = c;
+        return rc;
+    }
+    c->next = active;
+    active = c;
+    return MPI_SUCCESS;
+}
+
+/* The tag offset of the next collective started (nonblocking) or
+ * initialized (persistent) on comm: both follow the ordering rules of the
+ * nonblocking collectives, so every rank counts the same. */
+static int next_tag_off(mpii_comm_t *comm)
+{
+    unsigned seq = ++comm->nbc_seq & MPII_NBC_SEQ_MASK;
+    return MPII_NBC_TAG_BASE + (int)(seq << 8);
+}
+
+/* Start c (arguments filled in) on comm; *request gets the handle. */
+static int nbc_start(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Request *request)
+{
+    mpii_request_t *r = mpii_req_new();
+    int rc;
+
+    if (!r) {
+        release(c);
+        return mpii_err(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    r->persistent = 0;
+    /* the user may free the types and the op before completion (MPI 3.1 4.1.9, 5.9.5) */
+    c->held_s = (unsigned char)mpii_datatype_hold(c->stype);
+    c->held_r = (unsigned char)mpii_datatype_hold(c->rtype);
+    c->held_op = (unsigned char)mpii_op_hold(c->op);
+    rc = nbc_launch(c, fn, comm, r, next_tag_off(comm));
+    if (rc != MPI_SUCCESS) {
+        mpii_req_release(r);
+        *request = MPI_REQUEST_NULL;
+        return rc;
     }
     *request = r->handle;
     return MPI_SUCCESS;
+}
+
+/*
+ * Persistent collectives (MPI 4.0 6.12: MPI_Bcast_init ...). The _init
+ * call keeps the arguments (a nbc_t without a stack, holding the types and
+ * the op) in an inactive persistent request; MPI_Start runs them as the
+ * nonblocking collective would, on a coroutine from the pool, and
+ * completion makes the request inactive again.
+ *
+ * Matching: the _init calls follow the ordering rules of the nonblocking
+ * collectives, but the starts need not (MPI 4.0 6.12; MPICH's
+ * coll/p_order starts a Bcast and a Barrier in opposite orders on two
+ * ranks). So the tag offset is drawn at _init and every start of the
+ * request uses it: starts of one request are ordered (each completes
+ * before the next), and messages of one tag do not overtake each other.
+ *
+ * Errors: _init checks the communicator, info and request; the other
+ * arguments are checked by the blocking collective when MPI_Start runs it
+ * and reported (to the communicator's handler) under the _init call's
+ * name; MPI_Start returns the error class and the request stays inactive.
+ */
+typedef struct {
+    nbc_t args; /* no stack; held_* are the holds the request keeps */
+    int tag_off;
+} pcoll_t;
+
+static int pcoll_init(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    pcoll_t *p = (pcoll_t *)c;
+    mpii_request_t *r;
+
+    if (info != MPI_INFO_NULL && !mpii_info_valid(info)) {
+        free(p);
+        return mpii_err(comm, MPI_ERR_INFO, fn, "invalid info object");
+    }
+    r = mpii_req_new();
+    if (!r) {
+        free(p);
+        return mpii_err(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    p->tag_off = next_tag_off(comm);
+    p->args.name = fn;
+    p->args.held_s = (unsigned char)mpii_datatype_hold(c->stype);
+    p->args.held_r = (unsigned char)mpii_datatype_hold(c->rtype);
+    p->args.held_op = (unsigned char)mpii_op_hold(c->op);
+    memset(&r->pr, 0, sizeof(r->pr));
+    r->kind = MPII_REQ_NBC;
+    r->comm = comm;
+    mpii_req_hold_comm(r, comm);
+    r->udt = NULL;
+    r->tmp = NULL;
+    r->ubytes = 0;
+    r->nbc_rc = MPI_SUCCESS;
+    r->nbc_has_st = 0;
+    r->persistent = 1;
+    r->active = 0;
+    r->pcoll = p;
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+int mpii_nbc_pstart(mpii_request_t *r)
+{
+    pcoll_t *p = r->pcoll;
+    nbc_t *c;
+    char *stack;
+    int rc;
+
+    if (current)
+        return mpii_err(r->comm, MPI_ERR_OTHER, "MPI_Start",
+                        "called from inside a collective (a user op or handler)");
+    c = nbc_get();
+    if (!c)
+        return mpii_err(r->comm, MPI_ERR_NO_MEM, "MPI_Start", "out of memory");
+    stack = c->stack;
+    *c = p->args;
+    c->stack = stack;
+    c->held_s = c->held_r = c->held_op = 0; /* the request holds them */
+    rc = nbc_launch(c, p->args.name, r->comm, r, p->tag_off);
+    if (rc != MPI_SUCCESS)
+        r->active = 0; /* failed at the start: inactive again, reported already */
+    return rc;
+}
+
+void mpii_nbc_pfree(void *pcoll)
+{
+    pcoll_t *p = pcoll;
+
+    if (p->args.held_s)
+        mpii_datatype_unhold(p->args.stype);
+    if (p->args.held_r)
+        mpii_datatype_unhold(p->args.rtype);
+    if (p->args.held_op)
+        mpii_op_unhold(p->args.op);
+    free(p);
+}
+
+/* a persistent collective's arguments, before pcoll_init */
+static nbc_t *pcoll_new(void)
+{
+    pcoll_t *p = calloc(1, sizeof(*p));
+
+    if (!p)
+        return NULL;
+    p->args.stype = p->args.rtype = MPI_DATATYPE_NULL;
+    p->args.op = MPI_OP_NULL;
+    return &p->args;
 }
 
 /* The checks every I-call makes itself (the rest is the blocking call's). */
@@ -487,18 +609,23 @@ static int nbc_check(const char *fn, MPI_Comm comm, MPI_Request *request, mpii_c
     return MPI_SUCCESS;
 }
 
-#define NBC_BEGIN(fn_name, kind_)                                                                            \
+/* The common head of every I-call (NBC_BEGIN: c from the pool, to run
+ * now) and every _init call (PCOLL_BEGIN: c a stackless copy of the
+ * arguments, see pcoll_init). */
+#define COLL_BEGIN_(fn_name, kind_, alloc_)                                                                  \
     static const char fn[] = fn_name;                                                                        \
     mpii_comm_t *cm;                                                                                         \
     nbc_t *c;                                                                                                \
     int rc_ = nbc_check(fn, comm, request, &cm);                                                             \
     if (rc_ != MPI_SUCCESS)                                                                                  \
         return rc_;                                                                                          \
-    c = nbc_get();                                                                                           \
+    c = alloc_;                                                                                              \
     if (!c)                                                                                                  \
         return mpii_err(cm, MPI_ERR_NO_MEM, fn, "out of memory");                                            \
     c->kind = kind_;                                                                                         \
     c->comm = comm
+#define NBC_BEGIN(fn_name, kind_) COLL_BEGIN_(fn_name, kind_, nbc_get())
+#define PCOLL_BEGIN(fn_name, kind_) COLL_BEGIN_(fn_name, kind_, pcoll_new())
 
 /* the send side, the receive side, and the arguments of a reduction */
 static void set_send(nbc_t *c, const void *buf, int count, const int *counts, const int *displs,
@@ -549,9 +676,9 @@ int mpii_nbc_comm_idup(const char *fn_name, MPI_Comm comm, MPI_Comm *newcomm, MP
 
 /* (the arrays of types are the caller's until completion, as are the
  * counts: MPI 3.1 5.12) */
-int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                   void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                   MPI_Comm comm, MPI_Request *request)
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     NBC_BEGIN("MPI_Ialltoallw", NBC_ALLTOALLW);
     set_send(c, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL);
@@ -570,8 +697,9 @@ static void set_peers(nbc_t *c, int dest, int stag, int src, int rtag)
 }
 
 /* MPI 4.0 3.10: MPI_Sendrecv(_replace), nonblocking. */
-int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  MPI_Request *request)
 {
     NBC_BEGIN("MPI_Isendrecv", NBC_SENDRECV);
     set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
@@ -730,4 +858,164 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     NBC_BEGIN("MPI_Iexscan", NBC_EXSCAN);
     set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
     return nbc_start(c, fn, cm, request);
+}
+
+/* ------------------------------------------- persistent (MPI 4.0 6.12) */
+
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Barrier_init", NBC_BARRIER);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                   MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Bcast_init", NBC_BCAST);
+    set_recv(c, buffer, count, NULL, NULL, datatype);
+    c->root = root;
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Reduce_init", NBC_REDUCE);
+    set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
+    c->root = root;
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Allreduce_init", NBC_ALLREDUCE);
+    set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Scatter_init", NBC_SCATTER);
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
+    c->root = root;
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Scatterv_init", NBC_SCATTERV);
+    set_send(c, sendbuf, 0, sendcounts, displs, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
+    c->root = root;
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Gather_init", NBC_GATHER);
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
+    c->root = root;
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Gatherv_init", NBC_GATHERV);
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, 0, recvcounts, displs, recvtype);
+    c->root = root;
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Allgather_init", NBC_ALLGATHER);
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Allgatherv_init", NBC_ALLGATHERV);
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, 0, recvcounts, displs, recvtype);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Alltoall_init", NBC_ALLTOALL);
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Alltoallv_init", NBC_ALLTOALLV);
+    set_send(c, sendbuf, 0, sendcounts, sdispls, sendtype);
+    set_recv(c, recvbuf, 0, recvcounts, rdispls, recvtype);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Alltoallw_init", NBC_ALLTOALLW);
+    set_send(c, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL);
+    set_recv(c, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL);
+    c->stypes = sendtypes;
+    c->rtypes = recvtypes;
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Reduce_scatter_init", NBC_REDUCE_SCATTER);
+    set_reduce(c, sendbuf, recvbuf, 0, recvcounts, datatype, op);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Reduce_scatter_block_init", NBC_REDUCE_SCATTER_BLOCK);
+    set_reduce(c, sendbuf, recvbuf, recvcount, NULL, datatype, op);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Scan_init", NBC_SCAN);
+    set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PCOLL_BEGIN("MPI_Exscan_init", NBC_EXSCAN);
+    set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
+    return pcoll_init(c, fn, cm, info, request);
 }
