@@ -1614,3 +1614,59 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     *size = (int)need;
     return MPI_SUCCESS;
 }
+
+/* ------------------------------------------------------------------ */
+/* MPI-1 names removed in MPI 3.0 (deprecated since MPI 2.0). Legacy    */
+/* codes and MPICH's own test library (dtpools) still call them, and    */
+/* MPICH still provides them: each is its MPI-2 replacement.            */
+/* ------------------------------------------------------------------ */
+
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+}
+
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    MPI_Aint lb;
+    if (!extent)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Type_extent", "extent is NULL");
+    return MPI_Type_get_extent(datatype, &lb, extent);
+}
+
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    MPI_Aint extent;
+    if (!displacement)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Type_lb", "displacement is NULL");
+    return MPI_Type_get_extent(datatype, displacement, &extent);
+}
+
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    MPI_Aint lb, extent;
+    int rc;
+    if (!displacement)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Type_ub", "displacement is NULL");
+    rc = MPI_Type_get_extent(datatype, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        *displacement = lb + extent;
+    return rc;
+}
+
+int MPI_Address(void *location, MPI_Aint *address)
+{
+    return MPI_Get_address(location, address);
+}

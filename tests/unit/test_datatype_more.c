@@ -923,6 +923,41 @@ static void test_match_size(void **state)
     assert_int_equal(MPI_Type_match_size(MPI_TYPECLASS_REAL, 4, NULL), MPI_ERR_ARG);
 }
 
+/* The MPI-1 names removed in MPI 3.0 build the same types as their
+ * replacements (legacy codes and MPICH's dtpools call them). */
+static void test_mpi1_names(void **state)
+{
+    MPI_Datatype hv, hi, st, ref, types[2] = {MPI_INT, MPI_DOUBLE};
+    int bl[2] = {2, 1};
+    MPI_Aint disp[2] = {0, 16}, ext, lb, ub, a, b;
+    double x;
+    (void)state;
+    assert_int_equal(MPI_Type_hvector(3, 2, 40, MPI_INT, &hv), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_create_hvector(3, 2, 40, MPI_INT, &ref), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_extent(hv, &ext), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_get_extent(ref, &lb, &a), MPI_SUCCESS);
+    assert_int_equal(ext, a);
+    assert_int_equal(ext, 2 * 40 + 2 * 4);
+    assert_int_equal(MPI_Type_hindexed(2, bl, disp, MPI_INT, &hi), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_extent(hi, &ext), MPI_SUCCESS);
+    assert_int_equal(ext, 20);
+    disp[0] = 8;
+    assert_int_equal(MPI_Type_struct(2, bl, disp, types, &st), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_lb(st, &lb), MPI_SUCCESS);
+    assert_int_equal(lb, 8);
+    assert_int_equal(MPI_Type_ub(st, &ub), MPI_SUCCESS);
+    assert_int_equal(ub, 24);
+    assert_int_equal(MPI_Type_extent(MPI_DATATYPE_NULL, &ext), MPI_ERR_TYPE);
+    assert_int_equal(MPI_Type_lb(st, NULL), MPI_ERR_ARG);
+    assert_int_equal(MPI_Address(&x, &a), MPI_SUCCESS);
+    assert_int_equal(MPI_Get_address(&x, &b), MPI_SUCCESS);
+    assert_int_equal(a, b);
+    MPI_Type_free(&hv);
+    MPI_Type_free(&ref);
+    MPI_Type_free(&hi);
+    MPI_Type_free(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -939,6 +974,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mpi1_names, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
