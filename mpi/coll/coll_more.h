@@ -43,6 +43,7 @@ enum mpii_coll_more_tag {
     MPII_COLL_TAG_EXSCAN = 41,
     MPII_COLL_TAG_ALLTOALLW = 42,
     MPII_COLL_TAG_SHM_TUNE = 43, /* mpi/shm_tune.c, at MPI_Init */
+    MPII_COLL_TAG_NEIGHBOR = 44, /* and 45: mpi/coll/neighbor.c */
 };
 
 /* ---- algorithms, one enum per collective (order = coll_more.c's tables) ---- */

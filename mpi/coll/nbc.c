@@ -137,6 +137,11 @@ enum nbc_kind {
     NBC_SENDRECV, /* MPI_Isendrecv (point to point, on a coroutine all the same) */
     NBC_SENDRECV_REPLACE,
     NBC_ALLTOALLW,
+    NBC_NEIGHBOR_ALLGATHER, /* mpi/coll/neighbor.c */
+    NBC_NEIGHBOR_ALLGATHERV,
+    NBC_NEIGHBOR_ALLTOALL,
+    NBC_NEIGHBOR_ALLTOALLV,
+    NBC_NEIGHBOR_ALLTOALLW,
 };
 
 typedef struct nbc {
@@ -161,8 +166,9 @@ typedef struct nbc {
     unsigned char held_s, held_r, held_op; /* holds taken on stype, rtype, op */
     MPI_Comm *newcomm_out;                 /* NBC_COMM_DUP: the user's, set at completion */
     MPI_Comm newcomm;
-    int dest, stag, src, rtag;           /* NBC_SENDRECV* */
-    const MPI_Datatype *stypes, *rtypes; /* NBC_ALLTOALLW */
+    int dest, stag, src, rtag;             /* NBC_SENDRECV* */
+    const MPI_Datatype *stypes, *rtypes;   /* NBC_ALLTOALLW, NBC_NEIGHBOR_ALLTOALLW */
+    const MPI_Aint *sdispls_a, *rdispls_a; /* NBC_NEIGHBOR_ALLTOALLW */
     MPI_Status st;
 #ifdef NBC_ASAN
     void *fake_stack;
@@ -234,6 +240,19 @@ static int run_blocking(nbc_t *c)
     case NBC_ALLTOALLW:
         return MPI_Alltoallw(c->sbuf, c->scounts, c->sdispls, c->stypes, c->rbuf, c->rcounts, c->rdispls,
                              c->rtypes, c->comm);
+    case NBC_NEIGHBOR_ALLGATHER:
+        return MPI_Neighbor_allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
+    case NBC_NEIGHBOR_ALLGATHERV:
+        return MPI_Neighbor_allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
+                                       c->rtype, c->comm);
+    case NBC_NEIGHBOR_ALLTOALL:
+        return MPI_Neighbor_alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
+    case NBC_NEIGHBOR_ALLTOALLV:
+        return MPI_Neighbor_alltoallv(c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts,
+                                      c->rdispls, c->rtype, c->comm);
+    case NBC_NEIGHBOR_ALLTOALLW:
+        return MPI_Neighbor_alltoallw(c->sbuf, c->scounts, c->sdispls_a, c->stypes, c->rbuf, c->rcounts,
+                                      c->rdispls_a, c->rtypes, c->comm);
     case NBC_SENDRECV:
         return MPI_Sendrecv(c->sbuf, c->scount, c->stype, c->dest, c->stag, c->rbuf, c->rcount, c->rtype,
                             c->src, c->rtag, c->comm, &c->st);
@@ -1017,5 +1036,117 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 {
     PCOLL_BEGIN("MPI_Exscan_init", NBC_EXSCAN);
     set_reduce(c, sendbuf, recvbuf, count, NULL, datatype, op);
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+/* ------------------------------- neighborhood collectives (MPI 3.1 7.7) */
+/* nonblocking (MPI_Ineighbor_*) and persistent (MPI 4.0: _init) forms of
+ * mpi/coll/neighbor.c's calls; one body for both: NBC_BEGIN / nbc_start or
+ * PCOLL_BEGIN / pcoll_init */
+
+#define NEIGHBOR_ALLGATHER_BODY(begin)                                                                       \
+    begin;                                                                                                   \
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);                                                   \
+    set_recv(c, recvbuf, recvcount, NULL, NULL, recvtype)
+
+int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    NEIGHBOR_ALLGATHER_BODY(NBC_BEGIN("MPI_Ineighbor_allgather", NBC_NEIGHBOR_ALLGATHER));
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    NEIGHBOR_ALLGATHER_BODY(PCOLL_BEGIN("MPI_Neighbor_allgather_init", NBC_NEIGHBOR_ALLGATHER));
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+#define NEIGHBOR_ALLGATHERV_BODY(begin)                                                                      \
+    begin;                                                                                                   \
+    set_send(c, sendbuf, sendcount, NULL, NULL, sendtype);                                                   \
+    set_recv(c, recvbuf, 0, recvcounts, displs, recvtype)
+
+int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    NEIGHBOR_ALLGATHERV_BODY(NBC_BEGIN("MPI_Ineighbor_allgatherv", NBC_NEIGHBOR_ALLGATHERV));
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    NEIGHBOR_ALLGATHERV_BODY(PCOLL_BEGIN("MPI_Neighbor_allgatherv_init", NBC_NEIGHBOR_ALLGATHERV));
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    NEIGHBOR_ALLGATHER_BODY(NBC_BEGIN("MPI_Ineighbor_alltoall", NBC_NEIGHBOR_ALLTOALL));
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request)
+{
+    NEIGHBOR_ALLGATHER_BODY(PCOLL_BEGIN("MPI_Neighbor_alltoall_init", NBC_NEIGHBOR_ALLTOALL));
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+#define NEIGHBOR_ALLTOALLV_BODY(begin)                                                                       \
+    begin;                                                                                                   \
+    set_send(c, sendbuf, 0, sendcounts, sdispls, sendtype);                                                  \
+    set_recv(c, recvbuf, 0, recvcounts, rdispls, recvtype)
+
+int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    NEIGHBOR_ALLTOALLV_BODY(NBC_BEGIN("MPI_Ineighbor_alltoallv", NBC_NEIGHBOR_ALLTOALLV));
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    NEIGHBOR_ALLTOALLV_BODY(PCOLL_BEGIN("MPI_Neighbor_alltoallv_init", NBC_NEIGHBOR_ALLTOALLV));
+    return pcoll_init(c, fn, cm, info, request);
+}
+
+/* (the arrays of types are the caller's until completion, as for
+ * MPI_Ialltoallw) */
+#define NEIGHBOR_ALLTOALLW_BODY(begin)                                                                       \
+    begin;                                                                                                   \
+    set_send(c, sendbuf, 0, sendcounts, NULL, MPI_DATATYPE_NULL);                                            \
+    set_recv(c, recvbuf, 0, recvcounts, NULL, MPI_DATATYPE_NULL);                                            \
+    c->sdispls_a = sdispls;                                                                                  \
+    c->rdispls_a = rdispls;                                                                                  \
+    c->stypes = sendtypes;                                                                                   \
+    c->rtypes = recvtypes
+
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request *request)
+{
+    NEIGHBOR_ALLTOALLW_BODY(NBC_BEGIN("MPI_Ineighbor_alltoallw", NBC_NEIGHBOR_ALLTOALLW));
+    return nbc_start(c, fn, cm, request);
+}
+
+int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    NEIGHBOR_ALLTOALLW_BODY(PCOLL_BEGIN("MPI_Neighbor_alltoallw_init", NBC_NEIGHBOR_ALLTOALLW));
     return pcoll_init(c, fn, cm, info, request);
 }
