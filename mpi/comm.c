@@ -44,8 +44,7 @@ static void comm_destroy(mpii_comm_t *c)
 {
     comms[c->handle] = NULL;
     free(c->world_ranks);
-    free(c->dims);
-    free(c->periods);
+    mpii_topo_free(c);
     free(c->proto);
     free(c);
 }
@@ -274,17 +273,9 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     rc = comm_create(c->size, c->world_ranks, c->rank, ctx, c->errhandler, &nc);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, "MPI_Comm_dup", "out of memory");
-    if (c->topo_kind == MPI_CART) {
-        nc->topo_kind = MPI_CART;
-        nc->ndims = c->ndims;
-        nc->dims = malloc((size_t)(c->ndims ? c->ndims : 1) * sizeof(int));
-        nc->periods = malloc((size_t)(c->ndims ? c->ndims : 1) * sizeof(int));
-        if (!nc->dims || !nc->periods) {
-            comm_destroy(nc);
-            return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
-        }
-        memcpy(nc->dims, c->dims, (size_t)c->ndims * sizeof(int));
-        memcpy(nc->periods, c->periods, (size_t)c->ndims * sizeof(int));
+    if (mpii_topo_dup(nc, c) != MPI_SUCCESS) {
+        comm_destroy(nc);
+        return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
     }
     /* Attribute copy callbacks (MPI 3.1 6.7.2); a failing one fails the dup. */
     rc = mpii_attr_comm_dup(comm, nc->handle);

@@ -101,6 +101,13 @@ typedef struct mpii_comm {
     int ndims;
     int *dims;
     int *periods;
+    /* MPI_GRAPH (mpi/topo_graph.c): the whole graph as given, g_index of
+     * g_nnodes entries and g_index[g_nnodes - 1] g_edges; MPI_DIST_GRAPH:
+     * this rank's sources and destinations, their weights (NULL when
+     * unweighted) */
+    int g_nnodes, *g_index, *g_edges;
+    int d_indeg, d_outdeg, d_weighted;
+    int *d_src, *d_srcw, *d_dst, *d_dstw;
     /* protocol per-communicator state */
     void *proto;
     unsigned nbc_seq;        /* nonblocking collectives started (mpi/coll/nbc.c) */
@@ -110,6 +117,10 @@ typedef struct mpii_comm {
 
 /* NULL for MPI_COMM_NULL, unknown or freed handles. */
 mpii_comm_t *mpii_comm_get(MPI_Comm comm);
+/* mpi/topo_graph.c: copy the topology of src onto dst (MPI_Comm_dup), free
+ * it (the communicator goes). mpii_topo_dup returns an MPI error class. */
+int mpii_topo_dup(mpii_comm_t *dst, const mpii_comm_t *src);
+void mpii_topo_free(mpii_comm_t *c);
 /* Destroy a communicator whose MPI_Comm_free waited for its pending
  * requests (free_deferred), once the last one is released. */
 void mpii_comm_destroy_deferred(mpii_comm_t *c);

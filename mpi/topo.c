@@ -488,6 +488,6 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm);
     if (!status)
         return mpii_err(c, MPI_ERR_ARG, fn, "status is NULL");
-    *status = c->topo_kind == MPI_CART ? MPI_CART : MPI_UNDEFINED;
+    *status = c->topo_kind ? c->topo_kind : MPI_UNDEFINED; /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
     return MPI_SUCCESS;
 }

@@ -10,6 +10,13 @@
  * k comes from neighbor k, which sent it as its block k ^ 1 (the opposite
  * direction); blocks of MPI_PROC_NULL neighbors stay untouched. Each
  * operation runs blocking, nonblocking and persistent (started twice).
+ * Graph topologies (MPI_Graph_create: a ring, parallel edges at P <= 2;
+ * ranks outside the graph get MPI_COMM_NULL) and distributed graphs
+ * (MPI_Dist_graph_create_adjacent and MPI_Dist_graph_create, each rank
+ * sending to r + 1 twice and r + 2 once, weighted) check the queries
+ * (MPI_Graph_neighbors*, MPI_Graphdims_get, MPI_Dist_graph_neighbors*,
+ * MPI_Topo_test, the topology kept by MPI_Comm_dup) and the exchanges:
+ * the j-th copy of a parallel edge must carry the j-th message.
  * Errors: a communicator without topology is MPI_ERR_TOPOLOGY; a negative
  * count MPI_ERR_COUNT.
  * Prints "neighbor: ok" on success; a failed check aborts the job.
@@ -177,6 +184,161 @@ static void check_grid(int ndims, const int *dims, const int *periods, int round
     MPI_Comm_free(&g.comm);
 }
 
+/* how many of list[0..k) equal list[k] */
+static int occurrence(const int *list, int k)
+{
+    int o = 0;
+    for (int j = 0; j < k; j++)
+        o += list[j] == list[k];
+    return o;
+}
+
+/* Exchanges over any topology whose in/out lists are known here: block j
+ * to out[j] carries (me, occurrence of out[j] in out up to j); block k
+ * from in[k] must carry (in[k], occurrence of in[k] in in up to k). */
+static void check_lists(MPI_Comm comm, const int *in, int nin, const int *out, int nout, const char *what)
+{
+    int me, sb[64], rb[64], ag[64], rc;
+    MPI_Request r;
+    MPI_Comm_rank(comm, &me);
+    if (nin > 64 || nout > 64)
+        FAILX("%s: degree over 64", what);
+    for (int mode = 0; mode < 3; mode++) {
+        for (int rep = 0; rep < (mode == 2 ? 2 : 1); rep++) {
+            for (int j = 0; j < nout; j++)
+                sb[j] = me * 1000 + occurrence(out, j) + 100 * rep;
+            for (int k = 0; k < nin; k++)
+                rb[k] = ag[k] = UNTOUCHED;
+            int x = me + 100 * rep;
+            if (mode == 0) {
+                rc = MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm);
+                rc |= MPI_Neighbor_allgather(&x, 1, MPI_INT, ag, 1, MPI_INT, comm);
+            } else if (mode == 1) {
+                MPI_Request r2;
+                rc = MPI_Ineighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, &r);
+                rc |= MPI_Ineighbor_allgather(&x, 1, MPI_INT, ag, 1, MPI_INT, comm, &r2);
+                rc |= MPI_Wait(&r2, MPI_STATUS_IGNORE);
+                rc |= MPI_Wait(&r, MPI_STATUS_IGNORE);
+            } else {
+                static MPI_Request pr;
+                if (rep == 0)
+                    rc = MPI_Neighbor_alltoall_init(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, MPI_INFO_NULL, &pr);
+                else
+                    rc = MPI_SUCCESS;
+                rc |= MPI_Start(&pr);
+                rc |= MPI_Wait(&pr, MPI_STATUS_IGNORE);
+                rc |= MPI_Neighbor_allgather(&x, 1, MPI_INT, ag, 1, MPI_INT, comm);
+                if (rep == 1)
+                    rc |= MPI_Request_free(&pr);
+            }
+            if (rc != MPI_SUCCESS)
+                FAILX("%s mode %d: a call failed", what, mode);
+            for (int k = 0; k < nin; k++) {
+                if (rb[k] != in[k] * 1000 + occurrence(in, k) + 100 * rep)
+                    FAILX("%s mode %d: alltoall block %d from %d = %d, expected %d", what, mode, k, in[k],
+                          rb[k], in[k] * 1000 + occurrence(in, k) + 100 * rep);
+                if (ag[k] != in[k] + 100 * rep)
+                    FAILX("%s mode %d: allgather block %d from %d = %d", what, mode, k, in[k], ag[k]);
+            }
+        }
+    }
+}
+
+static void check_graph(int nnodes)
+{
+    int p, index[64], edges[128], nbr[8], n, ne, kind;
+    MPI_Comm g, d;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (nnodes < 1 || nnodes > 64)
+        return;
+    for (int i = 0; i < nnodes; i++) {
+        edges[2 * i] = (i + nnodes - 1) % nnodes;
+        edges[2 * i + 1] = (i + 1) % nnodes;
+        index[i] = 2 * (i + 1);
+    }
+    MPI_Graph_create(MPI_COMM_WORLD, nnodes, index, edges, 0, &g);
+    if (wrank >= nnodes) {
+        if (g != MPI_COMM_NULL)
+            FAILX("rank %d outside a graph of %d nodes got a communicator", wrank, nnodes);
+        return;
+    }
+    MPI_Topo_test(g, &kind);
+    if (kind != MPI_GRAPH)
+        FAILX("MPI_Topo_test of a graph: %d", kind);
+    MPI_Graphdims_get(g, &n, &ne);
+    if (n != nnodes || ne != 2 * nnodes)
+        FAILX("MPI_Graphdims_get: %d nodes %d edges", n, ne);
+    MPI_Graph_neighbors_count(g, wrank, &n);
+    MPI_Graph_neighbors(g, wrank, 8, nbr);
+    if (n != 2 || nbr[0] != edges[2 * wrank] || nbr[1] != edges[2 * wrank + 1])
+        FAILX("MPI_Graph_neighbors: %d: %d %d", n, nbr[0], nbr[1]);
+    check_lists(g, nbr, 2, nbr, 2, "graph");
+    MPI_Comm_dup(g, &d); /* keeps the topology */
+    MPI_Topo_test(d, &kind);
+    if (kind != MPI_GRAPH)
+        FAILX("MPI_Comm_dup lost the graph topology");
+    check_lists(d, nbr, 2, nbr, 2, "dup of graph");
+    MPI_Comm_free(&d);
+    MPI_Comm_free(&g);
+}
+
+static void check_dist_graph(void)
+{
+    int p, me, in[3], out[3], w_in[3], w_out[3], gin[3], gout[3], gwi[3], gwo[3], indeg, outdeg, weighted,
+        kind;
+    MPI_Comm g, g2;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    me = wrank;
+    for (int j = 0; j < 3; j++) {
+        int off = j == 1 ? 2 : 1;
+        out[j] = (me + off) % p;
+        in[j] = ((me - off) % p + p) % p;
+        w_out[j] = 10 + j;
+        w_in[j] = 10 + j;
+    }
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, in, w_in, 3, out, w_out, MPI_INFO_NULL, 0, &g);
+    MPI_Topo_test(g, &kind);
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted);
+    if (kind != MPI_DIST_GRAPH || indeg != 3 || outdeg != 3 || !weighted)
+        FAILX("adjacent dist graph: kind %d degrees %d %d weighted %d", kind, indeg, outdeg, weighted);
+    MPI_Dist_graph_neighbors(g, 3, gin, gwi, 3, gout, gwo);
+    for (int j = 0; j < 3; j++)
+        if (gin[j] != in[j] || gout[j] != out[j] || gwi[j] != 10 + j || gwo[j] != 10 + j)
+            FAILX("MPI_Dist_graph_neighbors [%d]: %d %d %d %d", j, gin[j], gout[j], gwi[j], gwo[j]);
+    check_lists(g, in, 3, out, 3, "adjacent dist graph");
+    MPI_Comm_free(&g);
+    /* the same edges, each rank naming its own out-edges */
+    int src = me, deg = 3;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &src, &deg, out, w_out, MPI_INFO_NULL, 0, &g2);
+    MPI_Dist_graph_neighbors_count(g2, &indeg, &outdeg, &weighted);
+    if (indeg != 3 || outdeg != 3 || !weighted)
+        FAILX("dist graph: degrees %d %d weighted %d", indeg, outdeg, weighted);
+    MPI_Dist_graph_neighbors(g2, 3, gin, gwi, 3, gout, gwo);
+    {
+        int cnt_in[2] = {0, 0}, cnt_out[2] = {0, 0};
+        for (int j = 0; j < 3; j++) {
+            /* the lists' order is the library's; the multisets are fixed */
+            cnt_in[0] += gin[j] == in[0];
+            cnt_in[1] += gin[j] == in[1];
+            cnt_out[0] += gout[j] == out[0];
+            cnt_out[1] += gout[j] == out[1];
+        }
+        if ((in[0] != in[1] && (cnt_in[0] != 2 || cnt_in[1] != 1)) ||
+            (out[0] != out[1] && (cnt_out[0] != 2 || cnt_out[1] != 1)))
+            FAILX("MPI_Dist_graph_create: wrong neighbors");
+    }
+    check_lists(g2, gin, 3, gout, 3, "dist graph");
+    MPI_Comm_free(&g2);
+    /* no edges at all, unweighted */
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &g);
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted);
+    if (indeg || outdeg || weighted)
+        FAILX("empty dist graph: %d %d %d", indeg, outdeg, weighted);
+    check_lists(g, NULL, 0, NULL, 0, "empty dist graph");
+    MPI_Comm_free(&g);
+}
+
 static void check_errors(void)
 {
     int x = 0, y[2], rc, cls, dims[1] = {0}, periods[1] = {1};
@@ -228,6 +390,9 @@ int main(int argc, char **argv)
         int d[1] = {p - 1}, per[1] = {1}; /* the last rank is outside the grid */
         check_grid(1, d, per, round++);
     }
+    check_graph(p);
+    check_graph(p > 1 ? p - 1 : 1);
+    check_dist_graph();
     check_errors();
     MPI_Barrier(MPI_COMM_WORLD);
     if (wrank == 0)
