@@ -821,6 +821,9 @@ int MPIX_Shift_source(MPI_Comm cart3d, int dx, int dy, int dz, int *rank);
 
 /* ---- profiling interface names (PMPI_) are not provided yet ---- */
 
+/* the profiling interface: PMPI_X for every MPI_X above */
+#include "mpi_pmpi.h"
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,14 @@ run() {
     line=${line#*passed, }
     fail=$((fail + ${line%% failed*}))
 }
+# the PMPI_ prototypes (mpi/include/mpi_pmpi.h) are generated from mpi.h
+if sh scripts/gen_pmpi_h.sh --check; then
+    echo "ok - mpi/include/mpi_pmpi.h matches mpi.h"
+    pass=$((pass + 1))
+else
+    echo "not ok - mpi/include/mpi_pmpi.h is stale: run scripts/gen_pmpi_h.sh"
+    fail=$((fail + 1))
+fi
 run --manifest tests/mpi3/manifest --providers shm
 run --manifest tests/mpi3/manifest.net --providers "tcp sockets"
 echo "$pass passed, $fail failed"
