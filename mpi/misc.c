@@ -60,30 +60,30 @@ int mpii_info_valid(MPI_Info h)
     return info_get(h);
 }
 
-int MPI_Info_create(MPI_Info *info)
+/* A free handle >= first (the table grows as needed). Handle 1 is
+ * MPI_INFO_ENV's, so MPI_Info_create starts at 2: info objects may be made
+ * before MPI_Init (MPI 4.0 11.4.1), and MPI_Init still gets handle 1. */
+static int info_alloc(int first, MPI_Info *info)
 {
     int h;
 
-    MPII_CHECK_INIT("MPI_Info_create");
-    if (!info)
-        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_create", "info is NULL");
-    for (h = 1; h < ninfos && info_used[h]; h++)
+    for (h = first; h < ninfos && info_used[h]; h++)
         ;
     if (h >= ninfos) {
         int nn = ninfos ? ninfos * 2 : 16;
         info_kv_t **t = realloc(infos, (size_t)nn * sizeof(*t));
         char *u;
         if (!t)
-            return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_create", "out of memory");
+            return MPI_ERR_NO_MEM;
         infos = t;
         u = realloc(info_used, (size_t)nn);
         if (!u)
-            return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_create", "out of memory");
+            return MPI_ERR_NO_MEM;
         info_used = u;
         memset(infos + ninfos, 0, (size_t)(nn - ninfos) * sizeof(*t));
         memset(info_used + ninfos, 0, (size_t)(nn - ninfos));
-        if (!ninfos)
-            h = 1;
+        if (h < first)
+            h = first;
         ninfos = nn;
     }
     info_used[h] = 1;
@@ -92,9 +92,18 @@ int MPI_Info_create(MPI_Info *info)
     return MPI_SUCCESS;
 }
 
+/* (the info calls need no MPI_Init: MPI 4.0 11.4.1) */
+int MPI_Info_create(MPI_Info *info)
+{
+    if (!info)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_create", "info is NULL");
+    if (info_alloc(2, info) != MPI_SUCCESS)
+        return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_create", "out of memory");
+    return MPI_SUCCESS;
+}
+
 static int info_check(const char *fn, MPI_Info info, const char *key)
 {
-    MPII_CHECK_INIT(fn);
     if (!info_get(info))
         return mpii_err(NULL, MPI_ERR_INFO, fn, "invalid info object %d", info);
     if (key && (!*key || strlen(key) > MPI_MAX_INFO_KEY))
@@ -311,18 +320,14 @@ int MPI_Info_free(MPI_Info *info)
 }
 
 /* MPI 3.1 9 (MPI_INFO_ENV): command, argv (the rest of the command line,
- * space-separated), maxprocs, wdir (no thread_level: mpirun takes no
- * request for it); the first info object, so its handle is 1. */
-int mpii_info_env_init(void)
+ * space-separated), maxprocs (once MPI_Init has run), wdir (no
+ * thread_level: mpirun takes no request for it) into info h */
+static void env_fill(MPI_Info h)
 {
     char line[4096] = "", argv_s[MPI_MAX_INFO_VAL + 1] = "", buf[64];
-    MPI_Info h;
     size_t n = 0;
     FILE *f = fopen("/proc/self/cmdline", "r");
-    int rc = MPI_Info_create(&h);
 
-    if (rc != MPI_SUCCESS || h != MPI_INFO_ENV)
-        return MPI_ERR_INTERN;
     if (f) {
         n = fread(line, 1, sizeof line - 1, f);
         fclose(f);
@@ -341,10 +346,36 @@ int mpii_info_env_init(void)
         if (argv_s[0])
             MPI_Info_set(h, "argv", argv_s);
     }
-    snprintf(buf, sizeof buf, "%d", mpii_g.size);
-    MPI_Info_set(h, "maxprocs", buf);
+    if (mpii_g.size > 0) {
+        snprintf(buf, sizeof buf, "%d", mpii_g.size);
+        MPI_Info_set(h, "maxprocs", buf);
+    }
     if (getcwd(line, sizeof line))
         MPI_Info_set(h, "wdir", line);
+}
+
+/* MPI_Init: MPI_INFO_ENV, handle 1 (kept free by MPI_Info_create) */
+int mpii_info_env_init(void)
+{
+    MPI_Info h;
+
+    if (info_alloc(1, &h) != MPI_SUCCESS || h != MPI_INFO_ENV)
+        return MPI_ERR_INTERN;
+    env_fill(h);
+    return MPI_SUCCESS;
+}
+
+/* MPI 4.0 11.4.3: an info object like MPI_INFO_ENV, before or after
+ * MPI_Init (argc, argv: the program's; /proc/self/cmdline says the same) */
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    (void)argc;
+    (void)argv;
+    if (!info)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Info_create_env", "info is NULL");
+    if (info_alloc(2, info) != MPI_SUCCESS)
+        return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_create_env", "out of memory");
+    env_fill(*info);
     return MPI_SUCCESS;
 }
 

@@ -25,7 +25,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
     return PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
 {
     n_allreduce++;
     return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
@@ -59,9 +60,11 @@ int main(int argc, char **argv)
     }
     MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     CHECK(sum == size * (size - 1) / 2, "Allreduce gave %d", sum);
-    CHECK(n_init == 1 && n_allreduce == 1, "our MPI_Init ran %d times, MPI_Allreduce %d", n_init, n_allreduce);
+    CHECK(n_init == 1 && n_allreduce == 1, "our MPI_Init ran %d times, MPI_Allreduce %d", n_init,
+          n_allreduce);
     PMPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    CHECK(sum == size - 1 && n_allreduce == 1, "PMPI_Allreduce gave %d (ours ran %d times)", sum, n_allreduce);
+    CHECK(sum == size - 1 && n_allreduce == 1, "PMPI_Allreduce gave %d (ours ran %d times)", sum,
+          n_allreduce);
     PMPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("pmpi: ok\n");
