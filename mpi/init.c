@@ -16,6 +16,7 @@
 #include "util/status.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <stdio.h>
@@ -27,31 +28,39 @@
 mpii_global_t mpii_g;
 
 static ut_cfg_entry_t mpi_cfg_entries[] = {
-    {"PROVIDER", "auto", "mbshm (own shared-memory rings) or a libfabric provider: shm, tcp (tcp;ofi_rxm), sockets, verbs, udp; auto = mbshm on one host else tcp",
+    {"PROVIDER", "auto",
+     "mbshm (own shared-memory rings) or a libfabric provider: shm, tcp (tcp;ofi_rxm), sockets, verbs, udp; "
+     "auto = mbshm on one host else tcp",
      UT_CFG_STRING, &mpii_g.provider},
-    {"PROTOCOL", "auto", "auto (write protocol when the receive is first, eager FIFO otherwise) or eager (never REQ)",
+    {"PROTOCOL", "auto",
+     "auto (write protocol when the receive is first, eager FIFO otherwise) or eager (never REQ)",
      UT_CFG_STRING, &mpii_g.protocol},
-    {"EAGER_LIMIT", "16384", "largest payload sent eagerly through the FIFO; larger sends use RTS", UT_CFG_SIZE,
-     &mpii_g.eager_limit},
+    {"EAGER_LIMIT", "16384", "largest payload sent eagerly through the FIFO; larger sends use RTS",
+     UT_CFG_SIZE, &mpii_g.eager_limit},
     {"CREDITS", "262144", "eager bytes each peer may have unconsumed in this rank's FIFO", UT_CFG_SIZE,
      &mpii_g.credits},
     {"FIFO_BUF_SIZE", "1M", "bytes per FI_MULTI_RECV FIFO buffer", UT_CFG_SIZE, &mpii_g.fifo_buf_size},
     {"FIFO_BUFS", "8", "number of FIFO buffers", UT_CFG_INT, &mpii_g.fifo_bufs},
-    {"FIFO_MODE", "auto", "multi (FI_MULTI_RECV buffers), single (one message per buffer), auto (single on sockets)",
+    {"FIFO_MODE", "auto",
+     "multi (FI_MULTI_RECV buffers), single (one message per buffer), auto (single on sockets)",
      UT_CFG_STRING, &mpii_g.fifo_mode},
     {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
     {"REQ_MIN", "0", "smallest receive buffer that issues a REQ", UT_CFG_SIZE, &mpii_g.req_min},
-    {"WRITE_CHUNK", "0", "largest single remote write (0: provider maximum)", UT_CFG_SIZE, &mpii_g.write_chunk},
+    {"WRITE_CHUNK", "0", "largest single remote write (0: provider maximum)", UT_CFG_SIZE,
+     &mpii_g.write_chunk},
     {"STATS", "0", "print per-rank protocol counters at MPI_Finalize", UT_CFG_BOOL, &mpii_g.stats},
-    {"SLEEP_AFTER", "0", "yields in a row after which a waiting rank sleeps MBMPI_SLEEP_US instead (0: never)",
-     UT_CFG_INT, &mpii_g.sleep_after},
+    {"SLEEP_AFTER", "0",
+     "yields in a row after which a waiting rank sleeps MBMPI_SLEEP_US instead (0: never)", UT_CFG_INT,
+     &mpii_g.sleep_after},
     {"SLEEP_US", "20", "microseconds of one such sleep (1..100000)", UT_CFG_INT, &mpii_g.sleep_us},
     {"BIND", "auto",
-     "pin each rank to one CPU: core, none, or auto (core when this host runs 2 or more ranks and no more than "
+     "pin each rank to one CPU: core, none, or auto (core when this host runs 2 or more ranks and no more "
+     "than "
      "its CPUs)",
      UT_CFG_STRING, &mpii_g.bind},
     {"SPIN", "-1",
-     "idle progress polls before a wait yields the CPU; -1: 200, or 0 when this host runs more ranks than it has CPUs",
+     "idle progress polls before a wait yields the CPU; -1: 200, or 0 when this host runs more ranks than it "
+     "has CPUs",
      UT_CFG_INT, &mpii_g.spin},
     /* collectives (mpi/coll/model.c): pLogP parameters, forced algorithms */
     {"PLOGP_FILE", "", "pLogP parameter file of bench/plogp (empty: built-in shm or tcp set)", UT_CFG_STRING,
@@ -82,10 +91,10 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      &mpii_coll_cfg_algo[MPII_COLL_ALLGATHERV]},
     {"ALLTOALLV_ALGO", "auto", "alltoallv algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
      &mpii_coll_cfg_algo[MPII_COLL_ALLTOALLV]},
-    {"REDUCE_SCATTER_ALGO", "auto", "reduce_scatter algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
-     &mpii_coll_cfg_algo[MPII_COLL_REDUCE_SCATTER]},
-    {"REDUCE_SCATTER_BLOCK_ALGO", "auto", "reduce_scatter_block algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
-     &mpii_coll_cfg_algo[MPII_COLL_REDUCE_SCATTER_BLOCK]},
+    {"REDUCE_SCATTER_ALGO", "auto", "reduce_scatter algorithm (auto: the pLogP model's choice)",
+     UT_CFG_STRING, &mpii_coll_cfg_algo[MPII_COLL_REDUCE_SCATTER]},
+    {"REDUCE_SCATTER_BLOCK_ALGO", "auto", "reduce_scatter_block algorithm (auto: the pLogP model's choice)",
+     UT_CFG_STRING, &mpii_coll_cfg_algo[MPII_COLL_REDUCE_SCATTER_BLOCK]},
     {"SCAN_ALGO", "auto", "scan algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
      &mpii_coll_cfg_algo[MPII_COLL_SCAN]},
     {"EXSCAN_ALGO", "auto", "exscan algorithm (auto: the pLogP model's choice)", UT_CFG_STRING,
@@ -97,10 +106,23 @@ const ut_cfg_table_t mpii_cfg_table = {"mpi (runtime)", mpi_cfg_entries};
 
 /* Variables set by the launcher or read by other layers, not in a table. */
 static const char *const mpi_cfg_extra[] = {
-    "MBMPI_RANK", "MBMPI_SIZE", "MBMPI_STORE", "MBMPI_SECRET", "MBMPI_LOCAL_RANK", "MBMPI_LOCAL_SIZE",
-    "MBMPI_HOST", "MBMPI_ALL_LOCAL", "MBMPI_LOG", "MBMPI_TIMEOUT", "MBMPI_JOBID", "MBMPI_SHM_CMA", "MBMPI_SHM_RING",
+    "MBMPI_RANK",
+    "MBMPI_SIZE",
+    "MBMPI_STORE",
+    "MBMPI_SECRET",
+    "MBMPI_LOCAL_RANK",
+    "MBMPI_LOCAL_SIZE",
+    "MBMPI_HOST",
+    "MBMPI_ALL_LOCAL",
+    "MBMPI_LOG",
+    "MBMPI_TIMEOUT",
+    "MBMPI_JOBID",
+    "MBMPI_SHM_CMA",
+    "MBMPI_SHM_RING",
     /* read by the compiler wrappers (bin/mpicc, bin/mpifort), not the library */
-    "MBMPI_CC", "MBMPI_FC", "MBMPI_LIBDIR",
+    "MBMPI_CC",
+    "MBMPI_FC",
+    "MBMPI_LIBDIR",
     NULL,
 };
 
@@ -251,7 +273,8 @@ static int transport_open(void)
         other[sizeof(other) - 1] = 0;
         if (strcmp(other, info)) {
             fprintf(stderr,
-                    "mbmpi: MPI_Init: rank %d uses provider \"%s\" but rank %d uses \"%s\"; all ranks must use the same "
+                    "mbmpi: MPI_Init: rank %d uses provider \"%s\" but rank %d uses \"%s\"; all ranks must "
+                    "use the same "
                     "provider and version (set MBMPI_PROVIDER or mpirun --provider)\n",
                     mpii_g.rank, info, i, other);
             return UT_ERR_UNSUPPORTED;
@@ -310,7 +333,8 @@ static int mpi_init_common(void)
     if (mpii_g.sleep_after > 0)
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     if (strcmp(mpii_g.protocol, "auto") && strcmp(mpii_g.protocol, "eager")) {
-        fprintf(stderr, "mbmpi: MPI_Init: MBMPI_PROTOCOL must be auto or eager, not \"%s\"\n", mpii_g.protocol);
+        fprintf(stderr, "mbmpi: MPI_Init: MBMPI_PROTOCOL must be auto or eager, not \"%s\"\n",
+                mpii_g.protocol);
         return MPI_ERR_OTHER;
     }
     mpii_g.t0 = now();
@@ -350,11 +374,15 @@ static int mpi_init_common(void)
     return MPI_SUCCESS;
 }
 
+/* the thread that called MPI_Init(_thread): MPI_Is_thread_main */
+static pthread_t main_thread;
+
 int MPI_Init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     mpii_g.thread_level = MPI_THREAD_SINGLE;
+    main_thread = pthread_self();
     return mpi_init_common();
 }
 
@@ -364,9 +392,15 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     (void)argv;
     if (!provided)
         return MPI_ERR_ARG;
-    /* Calls from one thread at a time are all this library supports. */
-    mpii_g.thread_level = required >= MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
+    /* Calls from one thread at a time (MPI_THREAD_SERIALIZED) are all this
+     * library supports: it takes no lock, and keeps no state per thread
+     * (libfabric's domain is opened FI_THREAD_DOMAIN, which allows any
+     * thread as long as the calls are serialized). */
+    mpii_g.thread_level = required < MPI_THREAD_SINGLE       ? MPI_THREAD_SINGLE
+                          : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+                                                             : required;
     *provided = mpii_g.thread_level;
+    main_thread = pthread_self();
     return mpi_init_common();
 }
 
@@ -384,7 +418,7 @@ int MPI_Is_thread_main(int *flag)
     MPII_CHECK_INIT("MPI_Is_thread_main");
     if (!flag)
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "flag is NULL");
-    *flag = 1;
+    *flag = pthread_equal(pthread_self(), main_thread) != 0;
     return MPI_SUCCESS;
 }
 
@@ -410,12 +444,13 @@ static void print_stats(void)
     const mbcf_stats_t *ms = mpii_g.m ? mbcf_stats(mpii_g.m) : NULL;
 
     fprintf(stderr,
-            "mbmpi[%d] stats: eager %llu msgs %llu B | write %llu msgs %llu B | rts %llu msgs %llu B | self %llu | "
+            "mbmpi[%d] stats: eager %llu msgs %llu B | write %llu msgs %llu B | rts %llu msgs %llu B | self "
+            "%llu | "
             "req sent %llu used %llu dropped %llu killed %llu | unexpected %llu msgs %llu B | cancel %llu | "
             "rejected %llu",
-            mpii_g.rank, s->eager_msgs, s->eager_bytes, s->write_msgs, s->write_bytes, s->rts_msgs, s->rts_bytes,
-            s->self_msgs, s->req_sent, s->req_used, s->req_dropped, s->req_killed, s->unexpected_msgs,
-            s->unexpected_bytes, s->cancel_sent, s->rejected + (ms ? ms->rejected : 0));
+            mpii_g.rank, s->eager_msgs, s->eager_bytes, s->write_msgs, s->write_bytes, s->rts_msgs,
+            s->rts_bytes, s->self_msgs, s->req_sent, s->req_used, s->req_dropped, s->req_killed,
+            s->unexpected_msgs, s->unexpected_bytes, s->cancel_sent, s->rejected + (ms ? ms->rejected : 0));
     if (ms)
         fprintf(stderr, " | fifo sent %lu recv %lu credit msgs %lu retries %lu", ms->fifo_sent, ms->fifo_recv,
                 ms->credit_msgs, ms->retries);
@@ -561,7 +596,8 @@ int MPI_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen)
         return MPI_ERR_ARG;
-    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "mbmpi %s (MPI/MBCF over libfabric)", MBMPI_VERSION_STRING);
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "mbmpi %s (MPI/MBCF over libfabric)",
+             MBMPI_VERSION_STRING);
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }
