@@ -320,7 +320,7 @@ int MPI_Info_free(MPI_Info *info)
 }
 
 /* MPI 3.1 9 (MPI_INFO_ENV): command, argv (the rest of the command line,
- * space-separated), maxprocs (once MPI_Init has run), wdir (no
+ * space-separated), maxprocs (the job's size, also before MPI_Init), wdir (no
  * thread_level: mpirun takes no request for it) into info h */
 static void env_fill(MPI_Info h)
 {
@@ -348,8 +348,11 @@ static void env_fill(MPI_Info h)
     }
     if (mpii_g.size > 0) {
         snprintf(buf, sizeof buf, "%d", mpii_g.size);
-        MPI_Info_set(h, "maxprocs", buf);
+    } else { /* before MPI_Init: what mpirun said, or a singleton */
+        const char *sz = getenv("MBMPI_SIZE");
+        snprintf(buf, sizeof buf, "%d", sz && atoi(sz) > 0 ? atoi(sz) : 1);
     }
+    MPI_Info_set(h, "maxprocs", buf);
     if (getcwd(line, sizeof line))
         MPI_Info_set(h, "wdir", line);
 }

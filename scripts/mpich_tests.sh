@@ -120,7 +120,8 @@ for d in $DIRS; do
             [ -f "$T/$d/$name.c" ] || continue
             args=$(echo "$rest" | grep -o 'arg=[^ ]*' | sed 's/arg=//' | tr '\n' ' ')
             exe=bin/${d}_$name
-            if [ ! -x "$exe" ] &&
+            # (re)built when older than the library: it is linked statically
+            if ! [ "$exe" -nt "$top/lib/libmpi.a" ] &&
                 ! $CC -o "$exe" "$T/$d/$name.c" mtest_h.o mtest_common.o mtest_single.o libdtp.a -lm >"$exe.cerr" 2>&1; then
                 echo "CFAIL $d/$name: $(grep -o "undefined reference to \`[A-Za-z_0-9]*'" "$exe.cerr" | sort -u |
                     sed "s/undefined reference to //" | tr '\n' ' ' | head -c 300)$(grep -m1 'error:' "$exe.cerr" |

@@ -21,7 +21,7 @@
 int main(int argc, char **argv)
 {
     MPI_Info before, env, after;
-    char val[MPI_MAX_INFO_VAL + 1];
+    char val[MPI_MAX_INFO_VAL + 1], maxprocs[MPI_MAX_INFO_VAL + 1];
     int flag = 0, rank, n;
 
     CHECK(MPI_Info_create(&before) == MPI_SUCCESS, "MPI_Info_create before MPI_Init");
@@ -31,6 +31,8 @@ int main(int argc, char **argv)
     CHECK(MPI_Info_get(env, "command", MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && flag &&
               strstr(val, "info_noinit"),
           "MPI_Info_create_env: no command key naming the program");
+    CHECK(MPI_Info_get(env, "maxprocs", MPI_MAX_INFO_VAL, maxprocs, &flag) == MPI_SUCCESS && flag,
+          "MPI_Info_create_env before MPI_Init: no maxprocs");
     MPI_Info_free(&env);
     CHECK(env == MPI_INFO_NULL, "MPI_Info_free before MPI_Init");
 
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
           "MPI_INFO_ENV has no maxprocs");
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     CHECK(atoi(val) == n, "MPI_INFO_ENV maxprocs is not the job size");
+    CHECK(atoi(maxprocs) == n, "MPI_Info_create_env before MPI_Init: maxprocs is not the job size");
     CHECK(MPI_Info_get(MPI_INFO_ENV, "color", MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && !flag,
           "MPI_INFO_ENV has the key of another object");
     MPI_Finalize();
