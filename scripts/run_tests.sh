@@ -135,8 +135,14 @@ for s in $suites; do
         MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/coll" \
             CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
             tests/mpi/run.sh --src tests/coll --manifest tests/coll/manifest --providers "shm tcp" \
-            --filter 'nbc np=(3|4)' 2>&1 | tee "$log/an"
+            --filter '(nbc|pcoll|neighbor) np=(3|4)' 2>&1 | tee "$log/an"
         count "$log/an"
+        # the profiling names, threads, info objects before MPI_Init
+        MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/mpi3" \
+            CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
+            tests/mpi/run.sh --src tests/mpi3 --manifest tests/mpi3/manifest --providers shm \
+            --filter '(pmpi|threads) np=3|info_noinit np=2' 2>&1 | tee "$log/a3"
+        count "$log/a3"
         ;;
     esac
     echo "# $s: $((SECONDS - t0)) s"
