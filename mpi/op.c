@@ -262,7 +262,7 @@ static user_op_t *user_op(MPI_Op op)
 
 int mpii_op_hold(MPI_Op op)
 {
-    user_op_t *u = user_op(op);
+    user_op_t *u = user_op_any(op); /* also one freed but held (a started persistent collective) */
     if (!u)
         return 0;
     u->holds++;

@@ -581,7 +581,11 @@ int mpii_nbc_pstart(mpii_request_t *r)
     stack = c->stack;
     *c = p->args;
     c->stack = stack;
-    c->held_s = c->held_r = c->held_op = 0; /* the request holds them */
+    /* holds of its own: MPI_Request_free of the active request frees the
+     * request's (mpii_nbc_pfree) while this still runs */
+    c->held_s = (unsigned char)mpii_datatype_hold(c->stype);
+    c->held_r = (unsigned char)mpii_datatype_hold(c->rtype);
+    c->held_op = (unsigned char)mpii_op_hold(c->op);
     rc = nbc_launch(c, p->args.name, r->comm, r, p->tag_off);
     if (rc != MPI_SUCCESS)
         r->active = 0; /* failed at the start: inactive again, reported already */
