@@ -1640,7 +1640,7 @@ int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_di
 
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
-    MPI_Aint lb;
+    MPI_Aint lb = 0;
     if (!extent)
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Type_extent", "extent is NULL");
     return MPI_Type_get_extent(datatype, &lb, extent);
@@ -1648,7 +1648,7 @@ int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    MPI_Aint extent;
+    MPI_Aint extent = 0;
     if (!displacement)
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Type_lb", "displacement is NULL");
     return MPI_Type_get_extent(datatype, displacement, &extent);
@@ -1656,7 +1656,7 @@ int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    MPI_Aint lb, extent;
+    MPI_Aint lb = 0, extent = 0;
     int rc;
     if (!displacement)
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Type_ub", "displacement is NULL");
