@@ -389,19 +389,37 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     char host[MPI_MAX_PROCESSOR_NAME];
     unsigned h = 5381;
     mpii_comm_t *c;
-    int len, color, *colors, i, rc;
+    int len, color, *colors, i, rc, shared;
 
-    (void)info;
     MPII_CHECK_INIT("MPI_Comm_split_type");
     c = mpii_comm_get(comm);
     if (!c)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_split_type", "invalid communicator");
     if (!newcomm)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm is NULL");
-    if (split_type == MPI_UNDEFINED)
-        return MPI_Comm_split(comm, MPI_UNDEFINED, key, newcomm);
-    if (split_type != MPI_COMM_TYPE_SHARED)
+    /* Each rank may give its own split_type (MPI_UNDEFINED on some only,
+     * as with MPI_Comm_split's colour): every rank takes part in the same
+     * exchange below, and only the colour differs. */
+    if (split_type == MPI_UNDEFINED || split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* HW_UNGUIDED: a strict subset by hardware; mbmpi knows no level
+         * below the host (every rank of a host shares its memory), so none:
+         * MPI_COMM_NULL, as MPI 4.0 allows */
+        shared = 0;
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+        /* MPI 4.0 7.4.2: the resource named by the info key
+         * mpi_hw_resource_type; the one mbmpi knows is the shared memory
+         * domain (this host). Without the key, or another resource:
+         * MPI_COMM_NULL. */
+        char val[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        if (info != MPI_INFO_NULL && info_get(info))
+            MPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, val, &flag);
+        shared = flag && !strcmp(val, "mpi_shared_memory");
+    } else if (split_type == MPI_COMM_TYPE_SHARED) {
+        shared = 1;
+    } else {
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d", split_type);
+    }
     /* Ranks on one host share memory. Colour: the lowest rank whose host
      * name hashes like ours (an allgather of 31-bit name hashes; two hosts
      * whose names collide would be merged). */
@@ -428,7 +446,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     for (color = 0; color < c->size && colors[color] != (int)(h & 0x7fffffff); color++)
         ;
     free(colors);
-    return MPI_Comm_split(comm, color, key, newcomm);
+    return MPI_Comm_split(comm, shared ? color : MPI_UNDEFINED, key, newcomm);
 }
 
 /* ---------------------------------------- status and address arithmetic */

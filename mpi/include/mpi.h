@@ -595,6 +595,8 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
 #define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_UNGUIDED 2 /* MPI 4.0 */
+#define MPI_COMM_TYPE_HW_GUIDED 3
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 int MPI_Pcontrol(const int level, ...);

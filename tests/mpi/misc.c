@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CHECK(c, ...)                                                       \
-    do {                                                                    \
-        if (!(c)) {                                                         \
-            fprintf(stderr, "FAIL misc: " __VA_ARGS__);                     \
-            fprintf(stderr, " (line %d)\n", __LINE__);                      \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                   \
-        }                                                                   \
+#define CHECK(c, ...)                                                                                        \
+    do {                                                                                                     \
+        if (!(c)) {                                                                                          \
+            fprintf(stderr, "FAIL misc: " __VA_ARGS__);                                                      \
+            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
+        }                                                                                                    \
     } while (0)
 
 int main(int argc, char **argv)
@@ -63,7 +63,8 @@ int main(int argc, char **argv)
         /* a value shorter than valuelen writes no more than itself and its NUL */
         memset(val, 'x', sizeof val);
         MPI_Info_get(info, "alpha", (int)sizeof(val), val, &flag);
-        CHECK(flag && !strcmp(val, "uno") && val[4] == 'x', "get with valuelen = buffer size wrote past the value");
+        CHECK(flag && !strcmp(val, "uno") && val[4] == 'x',
+              "get with valuelen = buffer size wrote past the value");
         MPI_Info_dup(info, &dup);
         MPI_Info_delete(info, "alpha");
         MPI_Info_get(dup, "alpha", (int)sizeof(val) - 1, val, &flag);
@@ -105,6 +106,39 @@ int main(int argc, char **argv)
     MPI_Comm_free(&node);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &node);
     CHECK(node == MPI_COMM_NULL, "MPI_UNDEFINED split type gives MPI_COMM_NULL");
+    /* MPI 4.0: HW_GUIDED by mpi_hw_resource_type (mpi_shared_memory is the
+     * host here; no key or an unknown resource: MPI_COMM_NULL), HW_UNGUIDED
+     * has no strict subset below the host */
+    {
+        MPI_Info hint;
+        MPI_Info_create(&hint);
+        MPI_Info_set(hint, "mpi_hw_resource_type", "mpi_shared_memory");
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, rank, hint, &node);
+        CHECK(node != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory gave MPI_COMM_NULL");
+        MPI_Comm_size(node, &nsize);
+        CHECK(nsize == size, "HW_GUIDED mpi_shared_memory: size %d", nsize);
+        MPI_Comm_free(&node);
+        MPI_Info_set(hint, "mpi_hw_resource_type", "no-such-resource");
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, rank, hint, &node);
+        CHECK(node == MPI_COMM_NULL, "HW_GUIDED with an unknown resource gave a communicator");
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, rank, MPI_INFO_NULL, &node);
+        CHECK(node == MPI_COMM_NULL, "HW_GUIDED without info gave a communicator");
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, rank, hint, &node);
+        CHECK(node == MPI_COMM_NULL, "HW_UNGUIDED gave a communicator");
+        MPI_Info_free(&hint);
+    }
+    /* split types may differ by rank when some give MPI_UNDEFINED (the
+     * colour of MPI_Comm_split): the others still get their node */
+    MPI_Comm_split_type(MPI_COMM_WORLD, rank % 2 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+                        &node);
+    if (rank % 2) {
+        CHECK(node == MPI_COMM_NULL, "MPI_UNDEFINED beside MPI_COMM_TYPE_SHARED gave a communicator");
+    } else {
+        CHECK(node != MPI_COMM_NULL, "MPI_COMM_TYPE_SHARED beside MPI_UNDEFINED gave MPI_COMM_NULL");
+        MPI_Comm_size(node, &nsize);
+        CHECK(nsize == (size + 1) / 2, "MPI_COMM_TYPE_SHARED beside MPI_UNDEFINED: size %d", nsize);
+        MPI_Comm_free(&node);
+    }
     MPI_Finalize();
     return 0;
 }
