@@ -13,7 +13,7 @@
  * components; MPI_Type_create_struct also pads a data-derived extent to the
  * largest alignment among its components (the "epsilon" of the standard).
  *
- * Predefined handles are 1..MPI_UB; derived ones start at
+ * Predefined handles are 1..MBMPI_DATATYPE_PREDEFINED_MAX; derived ones start at
  * MBMPI_DATATYPE_PREDEFINED_MAX + 1 and index a growable table of pointers
  * (so mpii_datatype_t pointers stay valid while the table grows).
  */
@@ -69,7 +69,7 @@ typedef struct dt_obj {
     dt_ref_t *dts;
 } dt_obj_t;
 
-#define NPREDEF (MPI_UB + 1)
+#define NPREDEF (MBMPI_DATATYPE_PREDEFINED_MAX + 1)
 
 static dt_obj_t predef[NPREDEF];
 static mpii_dtblock_t predef_blocks[NPREDEF][2];
@@ -173,7 +173,9 @@ static const char *const predef_names[NPREDEF] = {
     NAME(MPI_2INT), NAME(MPI_SHORT_INT), NAME(MPI_LONG_DOUBLE_INT), NAME(MPI_INTEGER), NAME(MPI_REAL),
     NAME(MPI_DOUBLE_PRECISION), NAME(MPI_COMPLEX), NAME(MPI_DOUBLE_COMPLEX), NAME(MPI_LOGICAL),
     NAME(MPI_CHARACTER), NAME(MPI_2INTEGER), NAME(MPI_2REAL), NAME(MPI_2DOUBLE_PRECISION),
-    NAME(MPI_INTEGER8), NAME(MPI_REAL8), NAME(MPI_LB), NAME(MPI_UB),
+    NAME(MPI_INTEGER8), NAME(MPI_REAL8), NAME(MPI_LB), NAME(MPI_UB), NAME(MPI_INTEGER1), NAME(MPI_INTEGER2),
+    NAME(MPI_INTEGER4), NAME(MPI_REAL4), NAME(MPI_COMPLEX8), NAME(MPI_COMPLEX16), NAME(MPI_CXX_BOOL),
+    NAME(MPI_CXX_FLOAT_COMPLEX), NAME(MPI_CXX_DOUBLE_COMPLEX), NAME(MPI_CXX_LONG_DOUBLE_COMPLEX), NAME(MPI_INTEGER16),
 };
 #undef NAME
 
@@ -233,6 +235,17 @@ static void predef_setup(void)
     BASIC(MPI_REAL8, double);
     set_marker(MPI_LB, 1);
     set_marker(MPI_UB, 0);
+    BASIC(MPI_INTEGER1, int8_t);
+    BASIC(MPI_INTEGER2, int16_t);
+    BASIC(MPI_INTEGER4, int32_t);
+    BASIC(MPI_REAL4, float);
+    BASIC(MPI_COMPLEX8, float _Complex);
+    BASIC(MPI_COMPLEX16, double _Complex);
+    BASIC(MPI_CXX_BOOL, _Bool);
+    BASIC(MPI_CXX_FLOAT_COMPLEX, float _Complex);
+    BASIC(MPI_CXX_DOUBLE_COMPLEX, double _Complex);
+    BASIC(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex);
+    BASIC(MPI_INTEGER16, __int128);
     for (int h = 1; h < NPREDEF; h++) {
         predef[h].combiner = MPI_COMBINER_NAMED;
         if (predef_names[h])

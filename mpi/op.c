@@ -51,26 +51,38 @@ typedef void (*kernel_fn)(const void *in, void *inout, size_t n);
 #define F_INTEGER(X)                                                                         \
     X(MPI_INTEGER, int32_t, integer)                                                         \
     X(MPI_INTEGER8, int64_t, integer8)                                                       \
+    X(MPI_INTEGER1, int8_t, integer1)                                                        \
+    X(MPI_INTEGER2, int16_t, integer2)                                                       \
+    X(MPI_INTEGER4, int32_t, integer4)                                                       \
     X(MPI_AINT, MPI_Aint, aint)                                                              \
     X(MPI_OFFSET, MPI_Offset, offset)                                                        \
     X(MPI_COUNT, MPI_Count, count)
+/* Fortran INTEGER*16: wider than unsigned long long, so its own wrap-around type */
+#define F_INTEGER16(X) X(MPI_INTEGER16, __int128, integer16)
 #define FLOATING(X)                                                                          \
     X(MPI_FLOAT, float, float)                                                               \
     X(MPI_DOUBLE, double, double)                                                            \
     X(MPI_LONG_DOUBLE, long double, ldouble)                                                 \
     X(MPI_REAL, float, real)                                                                 \
     X(MPI_DOUBLE_PRECISION, double, dprec)                                                   \
-    X(MPI_REAL8, double, real8)
+    X(MPI_REAL8, double, real8)                                                              \
+    X(MPI_REAL4, float, real4)
 #define COMPLEX(X)                                                                           \
     X(MPI_C_FLOAT_COMPLEX, float _Complex, cfloat)                                           \
     X(MPI_C_DOUBLE_COMPLEX, double _Complex, cdouble)                                        \
     X(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, cldouble)                             \
     X(MPI_COMPLEX, float _Complex, fcomplex)                                                 \
-    X(MPI_DOUBLE_COMPLEX, double _Complex, fdcomplex)
+    X(MPI_DOUBLE_COMPLEX, double _Complex, fdcomplex)                                        \
+    X(MPI_COMPLEX8, float _Complex, complex8)                                                \
+    X(MPI_COMPLEX16, double _Complex, complex16)                                             \
+    X(MPI_CXX_FLOAT_COMPLEX, float _Complex, cxxfcomplex)                                    \
+    X(MPI_CXX_DOUBLE_COMPLEX, double _Complex, cxxdcomplex)                                  \
+    X(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, cxxldcomplex)
 /* Fortran LOGICAL is a 4-byte integer: true is non-zero, results are 0 or 1 */
 #define LOGICAL(X)                                                                           \
     X(MPI_C_BOOL, _Bool, cbool)                                                              \
-    X(MPI_LOGICAL, int32_t, logical)
+    X(MPI_LOGICAL, int32_t, logical)                                                         \
+    X(MPI_CXX_BOOL, _Bool, cxxbool)
 #define BYTE(X) X(MPI_BYTE, unsigned char, byte)
 /* P(handle, value type, index type, name): struct { V v; I i; } */
 #define PAIRS(P)                                                                             \
@@ -118,6 +130,14 @@ typedef void (*kernel_fn)(const void *in, void *inout, size_t n);
     KERNEL(band_##name, T, a & b)                                                            \
     KERNEL(bor_##name, T, a | b)                                                             \
     KERNEL(bxor_##name, T, a ^ b)
+#define INT128_KERNELS(h, T, name)                                                           \
+    KERNEL(max_##name, T, a > b ? a : b)                                                     \
+    KERNEL(min_##name, T, a < b ? a : b)                                                     \
+    KERNEL(sum_##name, T, (unsigned __int128)a + (unsigned __int128)b)                       \
+    KERNEL(prod_##name, T, (unsigned __int128)a * (unsigned __int128)b)                      \
+    KERNEL(band_##name, T, a & b)                                                            \
+    KERNEL(bor_##name, T, a | b)                                                             \
+    KERNEL(bxor_##name, T, a ^ b)
 #define LOGICAL_KERNELS(h, T, name)                                                          \
     KERNEL(land_##name, T, a && b)                                                           \
     KERNEL(lor_##name, T, a || b)                                                            \
@@ -138,6 +158,7 @@ typedef void (*kernel_fn)(const void *in, void *inout, size_t n);
 
 C_INTEGER(CINT_KERNELS)
 F_INTEGER(INT_KERNELS)
+F_INTEGER16(INT128_KERNELS)
 FLOATING(FLOAT_KERNELS)
 COMPLEX(COMPLEX_KERNELS)
 LOGICAL(LOGICAL_KERNELS)
@@ -195,17 +216,17 @@ static kernel_fn kernel_for(MPI_Op op, MPI_Datatype t)
 {
     switch (op) {
     case MPI_MAX:
-        switch (t) { C_INTEGER(SEL_max) F_INTEGER(SEL_max) FLOATING(SEL_max) default: return NULL; }
+        switch (t) { C_INTEGER(SEL_max) F_INTEGER(SEL_max) F_INTEGER16(SEL_max) FLOATING(SEL_max) default: return NULL; }
     case MPI_MIN:
-        switch (t) { C_INTEGER(SEL_min) F_INTEGER(SEL_min) FLOATING(SEL_min) default: return NULL; }
+        switch (t) { C_INTEGER(SEL_min) F_INTEGER(SEL_min) F_INTEGER16(SEL_min) FLOATING(SEL_min) default: return NULL; }
     case MPI_SUM:
         switch (t) {
-            C_INTEGER(SEL_sum) F_INTEGER(SEL_sum) FLOATING(SEL_sum) COMPLEX(SEL_sum)
+            C_INTEGER(SEL_sum) F_INTEGER(SEL_sum) F_INTEGER16(SEL_sum) FLOATING(SEL_sum) COMPLEX(SEL_sum)
             default: return NULL;
         }
     case MPI_PROD:
         switch (t) {
-            C_INTEGER(SEL_prod) F_INTEGER(SEL_prod) FLOATING(SEL_prod) COMPLEX(SEL_prod)
+            C_INTEGER(SEL_prod) F_INTEGER(SEL_prod) F_INTEGER16(SEL_prod) FLOATING(SEL_prod) COMPLEX(SEL_prod)
             default: return NULL;
         }
     case MPI_LAND:
@@ -215,11 +236,11 @@ static kernel_fn kernel_for(MPI_Op op, MPI_Datatype t)
     case MPI_LXOR:
         switch (t) { C_INTEGER(SEL_lxor) LOGICAL(SEL_lxor) default: return NULL; }
     case MPI_BAND:
-        switch (t) { C_INTEGER(SEL_band) F_INTEGER(SEL_band) BYTE(SEL_band) default: return NULL; }
+        switch (t) { C_INTEGER(SEL_band) F_INTEGER(SEL_band) F_INTEGER16(SEL_band) BYTE(SEL_band) default: return NULL; }
     case MPI_BOR:
-        switch (t) { C_INTEGER(SEL_bor) F_INTEGER(SEL_bor) BYTE(SEL_bor) default: return NULL; }
+        switch (t) { C_INTEGER(SEL_bor) F_INTEGER(SEL_bor) F_INTEGER16(SEL_bor) BYTE(SEL_bor) default: return NULL; }
     case MPI_BXOR:
-        switch (t) { C_INTEGER(SEL_bxor) F_INTEGER(SEL_bxor) BYTE(SEL_bxor) default: return NULL; }
+        switch (t) { C_INTEGER(SEL_bxor) F_INTEGER(SEL_bxor) F_INTEGER16(SEL_bxor) BYTE(SEL_bxor) default: return NULL; }
     case MPI_MAXLOC:
         switch (t) { PAIRS(SEL_maxloc) default: return NULL; }
     case MPI_MINLOC:

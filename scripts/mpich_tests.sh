@@ -65,6 +65,7 @@ cat >mpitestconf.h <<'EOF'
 #define HAVE_SYS_RESOURCE_H 1
 #define HAVE_GETRUSAGE 1
 #define HAVE_USLEEP 1
+#define HAVE_MPI_INTEGER16 1
 #define HAVE_STRDUP 1
 #define HAVE_LONG_LONG 1
 #define HAVE_LONG_DOUBLE 1

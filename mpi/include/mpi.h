@@ -186,6 +186,24 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *errcode, ...);
 #define MPI_REAL8 ((MPI_Datatype)50)
 #define MPI_LB ((MPI_Datatype)51)
 #define MPI_UB ((MPI_Datatype)52)
+/* sized Fortran types, and C++'s (usable from C: they are layouts) */
+#define MPI_INTEGER1 ((MPI_Datatype)53)
+#define MPI_INTEGER2 ((MPI_Datatype)54)
+#define MPI_INTEGER4 ((MPI_Datatype)55)
+#define MPI_REAL4 ((MPI_Datatype)56)
+#define MPI_COMPLEX8 ((MPI_Datatype)57)
+#define MPI_COMPLEX16 ((MPI_Datatype)58)
+#define MPI_CXX_BOOL ((MPI_Datatype)59)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)60)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)61)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)62)
+#define MPI_INTEGER16 ((MPI_Datatype)63)
+/* optional types this platform lacks (MPI 3.1 3.2.2: MPI_DATATYPE_NULL):
+ * gfortran's REAL*16 is IEEE quad, which no C type here matches */
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
 #define MBMPI_DATATYPE_PREDEFINED_MAX 63
 
 /* array storage orders (MPI_Type_create_subarray) */

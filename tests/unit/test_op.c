@@ -40,140 +40,146 @@ static int teardown(void **state)
 }
 
 /* Apply op to 4 elements: inout starts as b, must end as r0..r3. */
-#define RUN4(h, T, op, a, b, r0, r1, r2, r3)                                                 \
-    do {                                                                                     \
-        T io_[4];                                                                            \
-        memcpy(io_, b, sizeof io_);                                                          \
-        assert_int_equal(mpii_op_check(op, h), MPI_SUCCESS);                                 \
-        mpii_op_apply(op, a, io_, 4, h);                                                     \
-        assert_true(io_[0] == (T)(r0));                                                      \
-        assert_true(io_[1] == (T)(r1));                                                      \
-        assert_true(io_[2] == (T)(r2));                                                      \
-        assert_true(io_[3] == (T)(r3));                                                      \
+#define RUN4(h, T, op, a, b, r0, r1, r2, r3)                                                                 \
+    do {                                                                                                     \
+        T io_[4];                                                                                            \
+        memcpy(io_, b, sizeof io_);                                                                          \
+        assert_int_equal(mpii_op_check(op, h), MPI_SUCCESS);                                                 \
+        mpii_op_apply(op, a, io_, 4, h);                                                                     \
+        assert_true(io_[0] == (T)(r0));                                                                      \
+        assert_true(io_[1] == (T)(r1));                                                                      \
+        assert_true(io_[2] == (T)(r2));                                                                      \
+        assert_true(io_[3] == (T)(r3));                                                                      \
     } while (0)
 
 /* ------------------------------------------------------------------ */
 /* every op on every allowed type                                      */
 
 /* X(handle, C type, name) — written from MPI 3.1 section 5.9.2 */
-#define C_INTEGER(X)                                                                         \
-    X(MPI_INT, int, int) X(MPI_LONG, long, long) X(MPI_SHORT, short, short)                  \
-    X(MPI_UNSIGNED_SHORT, unsigned short, ushort) X(MPI_UNSIGNED, unsigned, uint)            \
-    X(MPI_UNSIGNED_LONG, unsigned long, ulong) X(MPI_LONG_LONG_INT, long long, llong)        \
-    X(MPI_LONG_LONG, long long, llong2) X(MPI_UNSIGNED_LONG_LONG, unsigned long long, ullong) \
-    X(MPI_SIGNED_CHAR, signed char, schar) X(MPI_UNSIGNED_CHAR, unsigned char, uchar)        \
-    X(MPI_INT8_T, int8_t, i8) X(MPI_INT16_T, int16_t, i16) X(MPI_INT32_T, int32_t, i32)      \
-    X(MPI_INT64_T, int64_t, i64) X(MPI_UINT8_T, uint8_t, u8) X(MPI_UINT16_T, uint16_t, u16)  \
-    X(MPI_UINT32_T, uint32_t, u32) X(MPI_UINT64_T, uint64_t, u64)
-#define OTHER_INTEGER(X)                                                                     \
-    X(MPI_INTEGER, int32_t, integer) X(MPI_INTEGER8, int64_t, integer8)                      \
-    X(MPI_AINT, MPI_Aint, aint) X(MPI_OFFSET, MPI_Offset, offset) X(MPI_COUNT, MPI_Count, count)
-#define FLOATING(X)                                                                          \
-    X(MPI_FLOAT, float, float) X(MPI_DOUBLE, double, double)                                 \
-    X(MPI_LONG_DOUBLE, long double, ldouble) X(MPI_REAL, float, real)                        \
-    X(MPI_DOUBLE_PRECISION, double, dprec) X(MPI_REAL8, double, real8)
-#define COMPLEX(X)                                                                           \
-    X(MPI_C_FLOAT_COMPLEX, float _Complex, cfloat) X(MPI_C_COMPLEX, float _Complex, ccomplex) \
-    X(MPI_C_DOUBLE_COMPLEX, double _Complex, cdouble)                                        \
-    X(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, cldouble)                             \
-    X(MPI_COMPLEX, float _Complex, fcomplex) X(MPI_DOUBLE_COMPLEX, double _Complex, fdcomplex)
-#define PAIRS(P)                                                                             \
-    P(MPI_FLOAT_INT, float, int, float_int) P(MPI_DOUBLE_INT, double, int, double_int)       \
-    P(MPI_LONG_INT, long, int, long_int) P(MPI_2INT, int, int, two_int)                      \
-    P(MPI_SHORT_INT, short, int, short_int)                                                  \
-    P(MPI_LONG_DOUBLE_INT, long double, int, long_double_int)                                \
-    P(MPI_2INTEGER, int32_t, int32_t, two_integer) P(MPI_2REAL, float, float, two_real)      \
-    P(MPI_2DOUBLE_PRECISION, double, double, two_dp)
+#define C_INTEGER(X)                                                                                         \
+    X(MPI_INT, int, int)                                                                                     \
+    X(MPI_LONG, long, long) X(MPI_SHORT, short, short) X(MPI_UNSIGNED_SHORT, unsigned short, ushort)         \
+        X(MPI_UNSIGNED, unsigned, uint) X(MPI_UNSIGNED_LONG, unsigned long, ulong)                           \
+            X(MPI_LONG_LONG_INT, long long, llong) X(MPI_LONG_LONG, long long, llong2)                       \
+                X(MPI_UNSIGNED_LONG_LONG, unsigned long long, ullong) X(MPI_SIGNED_CHAR, signed char, schar) \
+                    X(MPI_UNSIGNED_CHAR, unsigned char, uchar) X(MPI_INT8_T, int8_t, i8)                     \
+                        X(MPI_INT16_T, int16_t, i16) X(MPI_INT32_T, int32_t, i32)                            \
+                            X(MPI_INT64_T, int64_t, i64) X(MPI_UINT8_T, uint8_t, u8)                         \
+                                X(MPI_UINT16_T, uint16_t, u16) X(MPI_UINT32_T, uint32_t, u32)                \
+                                    X(MPI_UINT64_T, uint64_t, u64)
+#define OTHER_INTEGER(X)                                                                                     \
+    X(MPI_INTEGER, int32_t, integer)                                                                         \
+    X(MPI_INTEGER8, int64_t, integer8) X(MPI_AINT, MPI_Aint, aint) X(MPI_OFFSET, MPI_Offset, offset)         \
+        X(MPI_COUNT, MPI_Count, count)
+#define FLOATING(X)                                                                                          \
+    X(MPI_FLOAT, float, float)                                                                               \
+    X(MPI_DOUBLE, double, double) X(MPI_LONG_DOUBLE, long double, ldouble) X(MPI_REAL, float, real)          \
+        X(MPI_DOUBLE_PRECISION, double, dprec) X(MPI_REAL8, double, real8)
+#define COMPLEX(X)                                                                                           \
+    X(MPI_C_FLOAT_COMPLEX, float _Complex, cfloat)                                                           \
+    X(MPI_C_COMPLEX, float _Complex, ccomplex) X(MPI_C_DOUBLE_COMPLEX, double _Complex, cdouble)             \
+        X(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, cldouble)                                         \
+            X(MPI_COMPLEX, float _Complex, fcomplex) X(MPI_DOUBLE_COMPLEX, double _Complex, fdcomplex)
+#define PAIRS(P)                                                                                             \
+    P(MPI_FLOAT_INT, float, int, float_int)                                                                  \
+    P(MPI_DOUBLE_INT, double, int, double_int) P(MPI_LONG_INT, long, int, long_int)                          \
+        P(MPI_2INT, int, int, two_int) P(MPI_SHORT_INT, short, int, short_int)                               \
+            P(MPI_LONG_DOUBLE_INT, long double, int, long_double_int)                                        \
+                P(MPI_2INTEGER, int32_t, int32_t, two_integer) P(MPI_2REAL, float, float, two_real)          \
+                    P(MPI_2DOUBLE_PRECISION, double, double, two_dp)
 
-#define ARITH_BITWISE(h, T)                                                                  \
-    do {                                                                                     \
-        T a[4] = {5, 2, 12, 0}, b[4] = {3, 7, 10, 0};                                        \
-        RUN4(h, T, MPI_MAX, a, b, 5, 7, 12, 0);                                              \
-        RUN4(h, T, MPI_MIN, a, b, 3, 2, 10, 0);                                              \
-        RUN4(h, T, MPI_SUM, a, b, 8, 9, 22, 0);                                              \
-        RUN4(h, T, MPI_PROD, a, b, 15, 14, 120, 0);                                          \
-        RUN4(h, T, MPI_BAND, a, b, 1, 2, 8, 0);                                              \
-        RUN4(h, T, MPI_BOR, a, b, 7, 7, 14, 0);                                              \
-        RUN4(h, T, MPI_BXOR, a, b, 6, 5, 6, 0);                                              \
+#define ARITH_BITWISE(h, T)                                                                                  \
+    do {                                                                                                     \
+        T a[4] = {5, 2, 12, 0}, b[4] = {3, 7, 10, 0};                                                        \
+        RUN4(h, T, MPI_MAX, a, b, 5, 7, 12, 0);                                                              \
+        RUN4(h, T, MPI_MIN, a, b, 3, 2, 10, 0);                                                              \
+        RUN4(h, T, MPI_SUM, a, b, 8, 9, 22, 0);                                                              \
+        RUN4(h, T, MPI_PROD, a, b, 15, 14, 120, 0);                                                          \
+        RUN4(h, T, MPI_BAND, a, b, 1, 2, 8, 0);                                                              \
+        RUN4(h, T, MPI_BOR, a, b, 7, 7, 14, 0);                                                              \
+        RUN4(h, T, MPI_BXOR, a, b, 6, 5, 6, 0);                                                              \
     } while (0)
-#define LOGICAL_OPS(h, T, t, f)                                                              \
-    do {                                                                                     \
-        T a[4] = {t, f, t, f}, b[4] = {t, t, f, f};                                          \
-        RUN4(h, T, MPI_LAND, a, b, 1, 0, 0, 0);                                              \
-        RUN4(h, T, MPI_LOR, a, b, 1, 1, 1, 0);                                               \
-        RUN4(h, T, MPI_LXOR, a, b, 0, 1, 1, 0);                                              \
+#define LOGICAL_OPS(h, T, t, f)                                                                              \
+    do {                                                                                                     \
+        T a[4] = {t, f, t, f}, b[4] = {t, t, f, f};                                                          \
+        RUN4(h, T, MPI_LAND, a, b, 1, 0, 0, 0);                                                              \
+        RUN4(h, T, MPI_LOR, a, b, 1, 1, 1, 0);                                                               \
+        RUN4(h, T, MPI_LXOR, a, b, 0, 1, 1, 0);                                                              \
     } while (0)
 
-#define C_INTEGER_TEST(h, T, name)                                                           \
-    static void test_c_integer_##name(void **state)                                          \
-    {                                                                                        \
-        (void)state;                                                                         \
-        ARITH_BITWISE(h, T);                                                                 \
-        LOGICAL_OPS(h, T, 5, 0);                                                             \
-        assert_int_equal(mpii_op_check(MPI_MAXLOC, h), MPI_ERR_OP);                          \
+#define C_INTEGER_TEST(h, T, name)                                                                           \
+    static void test_c_integer_##name(void **state)                                                          \
+    {                                                                                                        \
+        (void)state;                                                                                         \
+        ARITH_BITWISE(h, T);                                                                                 \
+        LOGICAL_OPS(h, T, 5, 0);                                                                             \
+        assert_int_equal(mpii_op_check(MPI_MAXLOC, h), MPI_ERR_OP);                                          \
     }
-#define OTHER_INTEGER_TEST(h, T, name)                                                       \
-    static void test_other_integer_##name(void **state)                                      \
-    {                                                                                        \
-        (void)state;                                                                         \
-        ARITH_BITWISE(h, T);                                                                 \
-        assert_int_equal(mpii_op_check(MPI_LAND, h), MPI_ERR_OP);                            \
-        assert_int_equal(mpii_op_check(MPI_LOR, h), MPI_ERR_OP);                             \
-        assert_int_equal(mpii_op_check(MPI_LXOR, h), MPI_ERR_OP);                            \
+#define OTHER_INTEGER_TEST(h, T, name)                                                                       \
+    static void test_other_integer_##name(void **state)                                                      \
+    {                                                                                                        \
+        (void)state;                                                                                         \
+        ARITH_BITWISE(h, T);                                                                                 \
+        assert_int_equal(mpii_op_check(MPI_LAND, h), MPI_ERR_OP);                                            \
+        assert_int_equal(mpii_op_check(MPI_LOR, h), MPI_ERR_OP);                                             \
+        assert_int_equal(mpii_op_check(MPI_LXOR, h), MPI_ERR_OP);                                            \
     }
-#define FLOATING_TEST(h, T, name)                                                            \
-    static void test_floating_##name(void **state)                                           \
-    {                                                                                        \
-        T a[4] = {1.5, -2, 3, 0.25}, b[4] = {2.5, -1, 3, 4};                                 \
-        (void)state;                                                                         \
-        RUN4(h, T, MPI_MAX, a, b, 2.5, -1, 3, 4);                                            \
-        RUN4(h, T, MPI_MIN, a, b, 1.5, -2, 3, 0.25);                                         \
-        RUN4(h, T, MPI_SUM, a, b, 4, -3, 6, 4.25);                                           \
-        RUN4(h, T, MPI_PROD, a, b, 3.75, 2, 9, 1);                                           \
-        assert_int_equal(mpii_op_check(MPI_BAND, h), MPI_ERR_OP);                            \
-        assert_int_equal(mpii_op_check(MPI_LAND, h), MPI_ERR_OP);                            \
+#define FLOATING_TEST(h, T, name)                                                                            \
+    static void test_floating_##name(void **state)                                                           \
+    {                                                                                                        \
+        T a[4] = {1.5, -2, 3, 0.25}, b[4] = {2.5, -1, 3, 4};                                                 \
+        (void)state;                                                                                         \
+        RUN4(h, T, MPI_MAX, a, b, 2.5, -1, 3, 4);                                                            \
+        RUN4(h, T, MPI_MIN, a, b, 1.5, -2, 3, 0.25);                                                         \
+        RUN4(h, T, MPI_SUM, a, b, 4, -3, 6, 4.25);                                                           \
+        RUN4(h, T, MPI_PROD, a, b, 3.75, 2, 9, 1);                                                           \
+        assert_int_equal(mpii_op_check(MPI_BAND, h), MPI_ERR_OP);                                            \
+        assert_int_equal(mpii_op_check(MPI_LAND, h), MPI_ERR_OP);                                            \
     }
-#define COMPLEX_TEST(h, T, name)                                                             \
-    static void test_complex_##name(void **state)                                            \
-    {                                                                                        \
-        T a[4] = {1 + 2 * I, 2, 3 * I, 0}, b[4] = {3 + 4 * I, 1 - 1 * I, 2 * I, 5};          \
-        (void)state;                                                                         \
-        RUN4(h, T, MPI_SUM, a, b, 4 + 6 * I, 3 - 1 * I, 5 * I, 5);                           \
-        RUN4(h, T, MPI_PROD, a, b, -5 + 10 * I, 2 - 2 * I, -6, 0);                           \
-        assert_int_equal(mpii_op_check(MPI_MAX, h), MPI_ERR_OP);                             \
-        assert_int_equal(mpii_op_check(MPI_MIN, h), MPI_ERR_OP);                             \
-        assert_int_equal(mpii_op_check(MPI_LAND, h), MPI_ERR_OP);                            \
-        assert_int_equal(mpii_op_check(MPI_BOR, h), MPI_ERR_OP);                             \
+#define COMPLEX_TEST(h, T, name)                                                                             \
+    static void test_complex_##name(void **state)                                                            \
+    {                                                                                                        \
+        T a[4] = {1 + 2 * I, 2, 3 * I, 0}, b[4] = {3 + 4 * I, 1 - 1 * I, 2 * I, 5};                          \
+        (void)state;                                                                                         \
+        RUN4(h, T, MPI_SUM, a, b, 4 + 6 * I, 3 - 1 * I, 5 * I, 5);                                           \
+        RUN4(h, T, MPI_PROD, a, b, -5 + 10 * I, 2 - 2 * I, -6, 0);                                           \
+        assert_int_equal(mpii_op_check(MPI_MAX, h), MPI_ERR_OP);                                             \
+        assert_int_equal(mpii_op_check(MPI_MIN, h), MPI_ERR_OP);                                             \
+        assert_int_equal(mpii_op_check(MPI_LAND, h), MPI_ERR_OP);                                            \
+        assert_int_equal(mpii_op_check(MPI_BOR, h), MPI_ERR_OP);                                             \
     }
 /* MAXLOC/MINLOC, with ties won by the lower index either way round */
-#define PAIR_TEST(h, V, I, name)                                                             \
-    static void test_pair_##name(void **state)                                               \
-    {                                                                                        \
-        struct p { V v; I i; };                                                              \
-        const struct p a[4] = {{3, 1}, {5, 2}, {2, 4}, {6, 9}};                              \
-        const struct p b[4] = {{3, 0}, {5, 7}, {8, 1}, {1, 3}};                              \
-        const struct p mx[4] = {{3, 0}, {5, 2}, {8, 1}, {6, 9}};                             \
-        const struct p mn[4] = {{3, 0}, {5, 2}, {2, 4}, {1, 3}};                             \
-        struct p io[4];                                                                      \
-        (void)state;                                                                         \
-        assert_int_equal(sizeof(struct p), mpii_datatype_get(h)->extent);                    \
-        assert_int_equal(mpii_op_check(MPI_MAXLOC, h), MPI_SUCCESS);                         \
-        memcpy(io, b, sizeof io);                                                            \
-        mpii_op_apply(MPI_MAXLOC, a, io, 4, h);                                              \
-        for (int k = 0; k < 4; k++) {                                                        \
-            assert_true(io[k].v == mx[k].v);                                                 \
-            assert_true(io[k].i == mx[k].i);                                                 \
-        }                                                                                    \
-        assert_int_equal(mpii_op_check(MPI_MINLOC, h), MPI_SUCCESS);                         \
-        memcpy(io, b, sizeof io);                                                            \
-        mpii_op_apply(MPI_MINLOC, a, io, 4, h);                                              \
-        for (int k = 0; k < 4; k++) {                                                        \
-            assert_true(io[k].v == mn[k].v);                                                 \
-            assert_true(io[k].i == mn[k].i);                                                 \
-        }                                                                                    \
-        assert_int_equal(mpii_op_check(MPI_MAX, h), MPI_ERR_OP);                             \
-        assert_int_equal(mpii_op_check(MPI_SUM, h), MPI_ERR_OP);                             \
-        assert_int_equal(mpii_op_check(MPI_BAND, h), MPI_ERR_OP);                            \
+#define PAIR_TEST(h, V, I, name)                                                                             \
+    static void test_pair_##name(void **state)                                                               \
+    {                                                                                                        \
+        struct p {                                                                                           \
+            V v;                                                                                             \
+            I i;                                                                                             \
+        };                                                                                                   \
+        const struct p a[4] = {{3, 1}, {5, 2}, {2, 4}, {6, 9}};                                              \
+        const struct p b[4] = {{3, 0}, {5, 7}, {8, 1}, {1, 3}};                                              \
+        const struct p mx[4] = {{3, 0}, {5, 2}, {8, 1}, {6, 9}};                                             \
+        const struct p mn[4] = {{3, 0}, {5, 2}, {2, 4}, {1, 3}};                                             \
+        struct p io[4];                                                                                      \
+        (void)state;                                                                                         \
+        assert_int_equal(sizeof(struct p), mpii_datatype_get(h)->extent);                                    \
+        assert_int_equal(mpii_op_check(MPI_MAXLOC, h), MPI_SUCCESS);                                         \
+        memcpy(io, b, sizeof io);                                                                            \
+        mpii_op_apply(MPI_MAXLOC, a, io, 4, h);                                                              \
+        for (int k = 0; k < 4; k++) {                                                                        \
+            assert_true(io[k].v == mx[k].v);                                                                 \
+            assert_true(io[k].i == mx[k].i);                                                                 \
+        }                                                                                                    \
+        assert_int_equal(mpii_op_check(MPI_MINLOC, h), MPI_SUCCESS);                                         \
+        memcpy(io, b, sizeof io);                                                                            \
+        mpii_op_apply(MPI_MINLOC, a, io, 4, h);                                                              \
+        for (int k = 0; k < 4; k++) {                                                                        \
+            assert_true(io[k].v == mn[k].v);                                                                 \
+            assert_true(io[k].i == mn[k].i);                                                                 \
+        }                                                                                                    \
+        assert_int_equal(mpii_op_check(MPI_MAX, h), MPI_ERR_OP);                                             \
+        assert_int_equal(mpii_op_check(MPI_SUM, h), MPI_ERR_OP);                                             \
+        assert_int_equal(mpii_op_check(MPI_BAND, h), MPI_ERR_OP);                                            \
     }
 
 C_INTEGER(C_INTEGER_TEST)
@@ -193,8 +199,8 @@ static void test_logical(void **state)
         RUN4(MPI_LOGICAL, int32_t, MPI_LOR, a, b, 1, 1, 1, 0);
         RUN4(MPI_LOGICAL, int32_t, MPI_LXOR, a, b, 0, 1, 1, 0);
     }
-    static const MPI_Op bad[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_BAND, MPI_BOR, MPI_BXOR,
-                                 MPI_MAXLOC, MPI_MINLOC};
+    static const MPI_Op bad[] = {MPI_MAX, MPI_MIN,  MPI_SUM,    MPI_PROD,  MPI_BAND,
+                                 MPI_BOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(mpii_op_check(bad[i], MPI_C_BOOL), MPI_ERR_OP);
         assert_int_equal(mpii_op_check(bad[i], MPI_LOGICAL), MPI_ERR_OP);
@@ -208,8 +214,8 @@ static void test_byte(void **state)
     RUN4(MPI_BYTE, unsigned char, MPI_BAND, a, b, 0xF0, 0x00, 0x00, 0);
     RUN4(MPI_BYTE, unsigned char, MPI_BOR, a, b, 0xFF, 0xFF, 0xFF, 0);
     RUN4(MPI_BYTE, unsigned char, MPI_BXOR, a, b, 0x0F, 0xFF, 0xFF, 0);
-    static const MPI_Op bad[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_LOR, MPI_LXOR,
-                                 MPI_MAXLOC, MPI_MINLOC};
+    static const MPI_Op bad[] = {MPI_MAX, MPI_MIN,  MPI_SUM,    MPI_PROD,  MPI_LAND,
+                                 MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(mpii_op_check(bad[i], MPI_BYTE), MPI_ERR_OP);
 }
@@ -250,38 +256,56 @@ static void test_signed_and_wrap(void **state)
 static void test_allowed_matrix(void **state)
 {
     enum { CI = 1, FI = 2, FL = 4, CX = 8, LG = 16, BY = 32, PR = 64, NONE = 0 };
-    int cat[MPI_UB + 1] = {0};
-    static const int ci[] = {MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED,
-                             MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
-                             MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
-                             MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T};
-    static const int fi[] = {MPI_INTEGER, MPI_INTEGER8, MPI_AINT, MPI_OFFSET, MPI_COUNT};
+    int cat[MBMPI_DATATYPE_PREDEFINED_MAX + 1] = {0};
+    static const int ci[] = {MPI_INT,         MPI_LONG,          MPI_SHORT,         MPI_UNSIGNED_SHORT,
+                             MPI_UNSIGNED,    MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
+                             MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T,        MPI_INT16_T,
+                             MPI_INT32_T,     MPI_INT64_T,       MPI_UINT8_T,       MPI_UINT16_T,
+                             MPI_UINT32_T,    MPI_UINT64_T};
+    static const int fi[] = {MPI_INTEGER,  MPI_INTEGER8, MPI_AINT,     MPI_OFFSET,   MPI_COUNT,
+                             MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER16};
     static const int fl[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION,
-                             MPI_REAL8};
-    static const int cx[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX,
-                             MPI_COMPLEX, MPI_DOUBLE_COMPLEX};
-    static const int lg[] = {MPI_C_BOOL, MPI_LOGICAL};
-    static const int pr[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
-                             MPI_LONG_DOUBLE_INT, MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION};
+                             MPI_REAL8, MPI_REAL4};
+    static const int cx[] = {MPI_C_FLOAT_COMPLEX,
+                             MPI_C_DOUBLE_COMPLEX,
+                             MPI_C_LONG_DOUBLE_COMPLEX,
+                             MPI_COMPLEX,
+                             MPI_DOUBLE_COMPLEX,
+                             MPI_COMPLEX8,
+                             MPI_COMPLEX16,
+                             MPI_CXX_FLOAT_COMPLEX,
+                             MPI_CXX_DOUBLE_COMPLEX,
+                             MPI_CXX_LONG_DOUBLE_COMPLEX};
+    static const int lg[] = {MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL};
+    static const int pr[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
+                             MPI_2INT,      MPI_SHORT_INT,  MPI_LONG_DOUBLE_INT,
+                             MPI_2INTEGER,  MPI_2REAL,      MPI_2DOUBLE_PRECISION};
     const int allowed[MPI_NO_OP + 1] = {
-        [MPI_MAX] = CI | FI | FL, [MPI_MIN] = CI | FI | FL,
-        [MPI_SUM] = CI | FI | FL | CX, [MPI_PROD] = CI | FI | FL | CX,
-        [MPI_LAND] = CI | LG, [MPI_LOR] = CI | LG, [MPI_LXOR] = CI | LG,
-        [MPI_BAND] = CI | FI | BY, [MPI_BOR] = CI | FI | BY, [MPI_BXOR] = CI | FI | BY,
-        [MPI_MAXLOC] = PR, [MPI_MINLOC] = PR,
+        [MPI_MAX] = CI | FI | FL,       [MPI_MIN] = CI | FI | FL,  [MPI_SUM] = CI | FI | FL | CX,
+        [MPI_PROD] = CI | FI | FL | CX, [MPI_LAND] = CI | LG,      [MPI_LOR] = CI | LG,
+        [MPI_LXOR] = CI | LG,           [MPI_BAND] = CI | FI | BY, [MPI_BOR] = CI | FI | BY,
+        [MPI_BXOR] = CI | FI | BY,      [MPI_MAXLOC] = PR,         [MPI_MINLOC] = PR,
     };
     (void)state;
-    for (size_t i = 0; i < sizeof ci / sizeof *ci; i++) cat[ci[i]] = CI;
-    for (size_t i = 0; i < sizeof fi / sizeof *fi; i++) cat[fi[i]] = FI;
-    for (size_t i = 0; i < sizeof fl / sizeof *fl; i++) cat[fl[i]] = FL;
-    for (size_t i = 0; i < sizeof cx / sizeof *cx; i++) cat[cx[i]] = CX;
-    for (size_t i = 0; i < sizeof lg / sizeof *lg; i++) cat[lg[i]] = LG;
-    for (size_t i = 0; i < sizeof pr / sizeof *pr; i++) cat[pr[i]] = PR;
+    for (size_t i = 0; i < sizeof ci / sizeof *ci; i++)
+        cat[ci[i]] = CI;
+    for (size_t i = 0; i < sizeof fi / sizeof *fi; i++)
+        cat[fi[i]] = FI;
+    for (size_t i = 0; i < sizeof fl / sizeof *fl; i++)
+        cat[fl[i]] = FL;
+    for (size_t i = 0; i < sizeof cx / sizeof *cx; i++)
+        cat[cx[i]] = CX;
+    for (size_t i = 0; i < sizeof lg / sizeof *lg; i++)
+        cat[lg[i]] = LG;
+    for (size_t i = 0; i < sizeof pr / sizeof *pr; i++)
+        cat[pr[i]] = PR;
     cat[MPI_BYTE] = BY;
     /* MPI_CHAR, MPI_WCHAR, MPI_CHARACTER, MPI_PACKED: text/packed data, no op */
     assert_int_equal(cat[MPI_CHAR] | cat[MPI_WCHAR] | cat[MPI_CHARACTER] | cat[MPI_PACKED], NONE);
     for (MPI_Op op = MPI_MAX; op <= MPI_MINLOC; op++)
-        for (MPI_Datatype t = MPI_CHAR; t <= MPI_REAL8; t++) {
+        for (MPI_Datatype t = MPI_CHAR; t <= MBMPI_DATATYPE_PREDEFINED_MAX; t++) {
+            if (t == MPI_LB || t == MPI_UB)
+                continue; /* markers, not data */
             int want = (allowed[op] & cat[t]) ? MPI_SUCCESS : MPI_ERR_OP;
             if (mpii_op_check(op, t) != want)
                 fail_msg("op %d on type %d: got %d, want %d", op, t, mpii_op_check(op, t), want);
@@ -384,8 +408,11 @@ static void test_derived_pairs(void **state)
 {
     MPI_Datatype v, hi;
     (void)state;
-    {   /* MPI_SHORT_INT has a hole: the stream walk must find each pair */
-        struct si { short v; int i; } a[4] = {{1, 0}, {9, 9}, {7, 3}, {9, 9}};
+    { /* MPI_SHORT_INT has a hole: the stream walk must find each pair */
+        struct si {
+            short v;
+            int i;
+        } a[4] = {{1, 0}, {9, 9}, {7, 3}, {9, 9}};
         struct si b[4] = {{2, 1}, {5, 5}, {7, 2}, {5, 5}};
         MPI_Type_vector(2, 1, 2, MPI_SHORT_INT, &v);
         MPI_Type_commit(&v);
@@ -400,7 +427,7 @@ static void test_derived_pairs(void **state)
         assert_int_equal(b[2].i, 2); /* tie: lower index */
         MPI_Type_free(&v);
     }
-    {   /* MPI_DOUBLE_INT packed at 12-byte spacing: no write beyond the 12 data bytes */
+    { /* MPI_DOUBLE_INT packed at 12-byte spacing: no write beyond the 12 data bytes */
         int bl[2] = {1, 1};
         MPI_Aint d[2] = {0, 12};
         unsigned char a[32], b[32];
@@ -517,6 +544,49 @@ static void test_user_ops(void **state)
     stub_initialized = 1;
 }
 
+/* the sized Fortran types and C++'s: sizes, names, arithmetic */
+static void test_sized_types(void **state)
+{
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    (void)state;
+    assert_int_equal(mpii_datatype_get(MPI_INTEGER1)->size, 1);
+    assert_int_equal(mpii_datatype_get(MPI_INTEGER2)->size, 2);
+    assert_int_equal(mpii_datatype_get(MPI_INTEGER4)->size, 4);
+    assert_int_equal(mpii_datatype_get(MPI_INTEGER16)->size, 16);
+    assert_int_equal(mpii_datatype_get(MPI_REAL4)->size, 4);
+    assert_int_equal(mpii_datatype_get(MPI_COMPLEX8)->size, 8);
+    assert_int_equal(mpii_datatype_get(MPI_COMPLEX16)->size, 16);
+    assert_int_equal(mpii_datatype_get(MPI_CXX_BOOL)->size, 1);
+    assert_int_equal(MPI_Type_get_name(MPI_INTEGER4, name, &len), MPI_SUCCESS);
+    assert_string_equal(name, "MPI_INTEGER4");
+    assert_int_equal(MPI_Type_get_name(MPI_CXX_LONG_DOUBLE_COMPLEX, name, &len), MPI_SUCCESS);
+    assert_string_equal(name, "MPI_CXX_LONG_DOUBLE_COMPLEX");
+    {
+        __int128 a[2] = {(__int128)1 << 100, -5}, b[2] = {(__int128)3 << 100, 7};
+        mpii_op_apply(MPI_SUM, a, b, 2, MPI_INTEGER16);
+        assert_true(b[0] == (__int128)4 << 100 && b[1] == 2);
+    }
+    {
+        float a[2] = {1.5f, -2.0f}, b[2] = {2.0f, 8.0f};
+        mpii_op_apply(MPI_PROD, a, b, 2, MPI_REAL4);
+        assert_true(b[0] == 3.0f && b[1] == -16.0f);
+    }
+    {
+        double _Complex a = 1.0 + 2.0 * I, b = 3.0 - 1.0 * I;
+        mpii_op_apply(MPI_SUM, &a, &b, 1, MPI_COMPLEX16);
+        assert_true(creal(b) == 4.0 && cimag(b) == 1.0);
+    }
+    {
+        _Bool a[2] = {1, 0}, b[2] = {1, 1};
+        mpii_op_apply(MPI_LAND, a, b, 2, MPI_CXX_BOOL);
+        assert_true(b[0] == 1 && b[1] == 0);
+    }
+    /* optional types this platform lacks are MPI_DATATYPE_NULL */
+    assert_int_equal(MPI_REAL16, MPI_DATATYPE_NULL);
+    assert_int_equal(MPI_COMPLEX32, MPI_DATATYPE_NULL);
+}
+
 static void test_commutative_predefined(void **state)
 {
     (void)state;
@@ -580,12 +650,8 @@ static void test_error_strings(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        C_INTEGER(T_C_INTEGER)
-        OTHER_INTEGER(T_OTHER_INTEGER)
-        FLOATING(T_FLOATING)
-        COMPLEX(T_COMPLEX)
-        PAIRS(T_PAIR)
-        T(test_logical),
+        C_INTEGER(T_C_INTEGER) OTHER_INTEGER(T_OTHER_INTEGER) FLOATING(T_FLOATING) COMPLEX(T_COMPLEX)
+            PAIRS(T_PAIR) T(test_logical),
         T(test_byte),
         T(test_signed_and_wrap),
         T(test_allowed_matrix),
@@ -596,6 +662,7 @@ int main(void)
         T(test_derived_mixed_and_empty),
         T(test_user_ops),
         T(test_commutative_predefined),
+        T(test_sized_types),
         T(test_error_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
