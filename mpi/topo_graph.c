@@ -83,15 +83,17 @@ int mpii_topo_dup(mpii_comm_t *dst, const mpii_comm_t *src)
 /* ------------------------------------------------------------------ */
 /* graphs                                                              */
 
-static mpii_comm_t *graph_get(const char *fn, MPI_Comm comm, int *rc)
+/* comm, if valid and of topology kind (MPI_GRAPH or MPI_DIST_GRAPH) */
+static mpii_comm_t *topo_get(const char *fn, MPI_Comm comm, int kind, int *rc)
 {
     mpii_comm_t *c = mpii_comm_get(comm);
     if (!c) {
         *rc = mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm);
         return NULL;
     }
-    if (c->topo_kind != MPI_GRAPH) {
-        *rc = mpii_err(c, MPI_ERR_TOPOLOGY, fn, "communicator has no graph topology");
+    if (c->topo_kind != kind) {
+        *rc = mpii_err(c, MPI_ERR_TOPOLOGY, fn, "communicator has no %s topology",
+                       kind == MPI_GRAPH ? "graph" : "distributed graph");
         return NULL;
     }
     return c;
@@ -153,7 +155,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     mpii_comm_t *c;
     int rc;
     MPII_CHECK_INIT(fn);
-    if (!(c = graph_get(fn, comm, &rc)))
+    if (!(c = topo_get(fn, comm, MPI_GRAPH, &rc)))
         return rc;
     if (!nnodes || !nedges)
         return mpii_err(c, MPI_ERR_ARG, fn, "%s is NULL", !nnodes ? "nnodes" : "nedges");
@@ -168,7 +170,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
     mpii_comm_t *c;
     int rc, ne;
     MPII_CHECK_INIT(fn);
-    if (!(c = graph_get(fn, comm, &rc)))
+    if (!(c = topo_get(fn, comm, MPI_GRAPH, &rc)))
         return rc;
     if (maxindex < 0 || maxedges < 0)
         return mpii_err(c, MPI_ERR_ARG, fn, "negative maxindex %d or maxedges %d", maxindex, maxedges);
@@ -188,7 +190,7 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     mpii_comm_t *c;
     int rc;
     MPII_CHECK_INIT(fn);
-    if (!(c = graph_get(fn, comm, &rc)))
+    if (!(c = topo_get(fn, comm, MPI_GRAPH, &rc)))
         return rc;
     if (rank < 0 || rank >= c->g_nnodes)
         return mpii_err(c, MPI_ERR_RANK, fn, "invalid rank %d", rank);
@@ -204,7 +206,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
     mpii_comm_t *c;
     int rc, first;
     MPII_CHECK_INIT(fn);
-    if (!(c = graph_get(fn, comm, &rc)))
+    if (!(c = topo_get(fn, comm, MPI_GRAPH, &rc)))
         return rc;
     if (rank < 0 || rank >= c->g_nnodes)
         return mpii_err(c, MPI_ERR_RANK, fn, "invalid rank %d", rank);
@@ -505,27 +507,13 @@ out:
     return rc;
 }
 
-static mpii_comm_t *dist_get(const char *fn, MPI_Comm comm, int *rc)
-{
-    mpii_comm_t *c = mpii_comm_get(comm);
-    if (!c) {
-        *rc = mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm);
-        return NULL;
-    }
-    if (c->topo_kind != MPI_DIST_GRAPH) {
-        *rc = mpii_err(c, MPI_ERR_TOPOLOGY, fn, "communicator has no distributed graph topology");
-        return NULL;
-    }
-    return c;
-}
-
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
     static const char fn[] = "MPI_Dist_graph_neighbors_count";
     mpii_comm_t *c;
     int rc;
     MPII_CHECK_INIT(fn);
-    if (!(c = dist_get(fn, comm, &rc)))
+    if (!(c = topo_get(fn, comm, MPI_DIST_GRAPH, &rc)))
         return rc;
     if (!indegree || !outdegree || !weighted)
         return mpii_err(c, MPI_ERR_ARG, fn, "NULL argument");
@@ -542,7 +530,7 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
     mpii_comm_t *c;
     int rc;
     MPII_CHECK_INIT(fn);
-    if (!(c = dist_get(fn, comm, &rc)))
+    if (!(c = topo_get(fn, comm, MPI_DIST_GRAPH, &rc)))
         return rc;
     if (maxindegree < 0 || maxoutdegree < 0 || (maxindegree > 0 && !sources) ||
         (maxoutdegree > 0 && !destinations))

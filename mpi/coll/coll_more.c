@@ -175,7 +175,7 @@ static int buf_is_bad(const void *buf, long long count, const mpii_datatype_t *d
 /* count >= 0, committed datatype and a usable buffer for `nelems` elements
  * (count times the number of blocks the buffer holds). `what` names the
  * side ("send", "receive"). */
-static int check_side(mpii_comm_t *c, const char *fn, const char *what, const void *buf, int count,
+int mpii_coll_check_side(mpii_comm_t *c, const char *fn, const char *what, const void *buf, int count,
                       long long nelems, MPI_Datatype dt)
 {
     int rc;
@@ -275,12 +275,12 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (rc != MPI_SUCCESS)
         return rc;
     if (c->rank == root) {
-        rc = check_side(c, fn, "send", sendbuf, sendcount, (long long)sendcount * c->size, sendtype);
+        rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, (long long)sendcount * c->size, sendtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     if (recvbuf != MPI_IN_PLACE || c->rank != root) {
-        rc = check_side(c, fn, "recv", recvbuf, recvcount, recvcount, recvtype);
+        rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, recvcount, recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
         if (c->rank == root && sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0)
@@ -314,12 +314,12 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     if (rc != MPI_SUCCESS)
         return rc;
     if (c->rank == root) {
-        rc = check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * c->size, recvtype);
+        rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * c->size, recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     if (sendbuf != MPI_IN_PLACE || c->rank != root) {
-        rc = check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
+        rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
         if (rc != MPI_SUCCESS)
             return rc;
         if (c->rank == root && sendbuf == recvbuf && side_bytes(sendcount, sendtype) > 0)
@@ -357,7 +357,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
             return rc;
     }
     if (recvbuf != MPI_IN_PLACE || c->rank != root) {
-        rc = check_side(c, fn, "recv", recvbuf, recvcount, recvcount, recvtype);
+        rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, recvcount, recvtype);
         if (rc != MPI_SUCCESS)
             return rc;
         if (c->rank == root && sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0)
@@ -392,7 +392,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
             return rc;
     }
     if (sendbuf != MPI_IN_PLACE || c->rank != root) {
-        rc = check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
+        rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
         if (rc != MPI_SUCCESS)
             return rc;
         if (c->rank == root && sendbuf == recvbuf && side_bytes(sendcount, sendtype) > 0)
@@ -423,11 +423,11 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
     if (sendbuf != MPI_IN_PLACE) {
-        rc = check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
+        rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    rc = check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * c->size, recvtype);
+    rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * c->size, recvtype);
     if (rc != MPI_SUCCESS)
         return rc;
     if (sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0)
@@ -455,7 +455,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
     if (sendbuf != MPI_IN_PLACE) {
-        rc = check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
+        rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -486,11 +486,11 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
     if (sendbuf != MPI_IN_PLACE) {
-        rc = check_side(c, fn, "send", sendbuf, sendcount, (long long)sendcount * c->size, sendtype);
+        rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, (long long)sendcount * c->size, sendtype);
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    rc = check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * c->size, recvtype);
+    rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * c->size, recvtype);
     if (rc != MPI_SUCCESS)
         return rc;
     if (sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0)

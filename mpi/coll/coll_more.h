@@ -206,6 +206,11 @@ int mpii_exscan_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
  * (the types may differ; only the byte streams must fit): a local
  * send-receive. MPI_SUCCESS, MPI_ERR_TRUNCATE when the data is longer than
  * the receive buffer (nothing is copied then), or MPI_ERR_NO_MEM. */
+/* One side of a collective (send or receive, `what` names it in the
+ * message): count >= 0, a committed type, a usable buffer of nelems
+ * elements that is not MPI_IN_PLACE. An MPI error class (reported). */
+int mpii_coll_check_side(mpii_comm_t *c, const char *fn, const char *what, const void *buf, int count,
+                         long long nelems, MPI_Datatype dt);
 int mpii_coll_local_copy(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                          MPI_Datatype rdt);
 

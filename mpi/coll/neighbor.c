@@ -90,15 +90,10 @@ static int get_nbrs(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, nbrs_t *nb
     return MPI_SUCCESS;
 }
 
+/* a type alone (the v and w variants: their buffers are checked per block) */
 static int check_type(mpii_comm_t *c, const char *fn, const char *what, int count, MPI_Datatype dt)
 {
-    int rc;
-    if (count < 0)
-        return mpii_err(c, MPI_ERR_COUNT, fn, "%scount %d is negative", what, count);
-    rc = mpii_datatype_check(dt);
-    if (rc != MPI_SUCCESS)
-        return mpii_err(c, rc, fn, "%stype %d is invalid or not committed", what, dt);
-    return MPI_SUCCESS;
+    return mpii_coll_check_side(c, fn, what, NULL, count, 0, dt);
 }
 
 /* the block of neighbor k on one side: buf + displacement (bytes), count
@@ -213,8 +208,9 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     NBR_BEGIN("MPI_Neighbor_allgather");
-    if ((rc = check_type(c, fn, "send", sendcount, sendtype)) != MPI_SUCCESS ||
-        (rc = check_type(c, fn, "recv", recvcount, recvtype)) != MPI_SUCCESS)
+    if ((rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype)) != MPI_SUCCESS ||
+        (rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * nb.nin,
+                                   recvtype)) != MPI_SUCCESS)
         return rc;
     NBR_BLOCKS();
     for (int k = 0; k < nb.nout; k++)
@@ -246,8 +242,10 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     NBR_BEGIN("MPI_Neighbor_alltoall");
-    if ((rc = check_type(c, fn, "send", sendcount, sendtype)) != MPI_SUCCESS ||
-        (rc = check_type(c, fn, "recv", recvcount, recvtype)) != MPI_SUCCESS)
+    if ((rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, (long long)sendcount * nb.nout,
+                                   sendtype)) != MPI_SUCCESS ||
+        (rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * nb.nin,
+                                   recvtype)) != MPI_SUCCESS)
         return rc;
     NBR_BLOCKS();
     for (int k = 0; k < nb.nout; k++)

@@ -357,6 +357,11 @@ static void check_errors(void)
     MPI_Error_class(rc, &cls);
     if (cls != MPI_ERR_COUNT)
         FAILX("Neighbor_alltoall with count -1: class %d, expected MPI_ERR_COUNT", cls);
+    /* MPI_IN_PLACE is not defined for neighborhood collectives */
+    rc = MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, y, 1, MPI_INT, cart);
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_BUFFER)
+        FAILX("Neighbor_allgather with MPI_IN_PLACE: class %d, expected MPI_ERR_BUFFER", cls);
     MPI_Comm_free(&cart);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
