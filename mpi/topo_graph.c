@@ -18,6 +18,7 @@
  * collectives (mpi/coll/neighbor.c) need to match them.
  */
 #include "mpi_impl.h"
+#include "mpi/mpi3.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,19 @@ static mpii_comm_t *topo_get(const char *fn, MPI_Comm comm, int kind, int *rc)
     return c;
 }
 
+/* The checks every constructor makes first: MPI initialized, comm_old
+ * valid, the output pointer given. */
+static int create_check(const char *fn, MPI_Comm comm_old, const MPI_Comm *out, mpii_comm_t **c_p)
+{
+    MPII_CHECK_INIT(fn);
+    *c_p = mpii_comm_get(comm_old);
+    if (!*c_p)
+        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm_old);
+    if (!out)
+        return mpii_err(*c_p, MPI_ERR_ARG, fn, "the new communicator's pointer is NULL");
+    return MPI_SUCCESS;
+}
+
 /* index[] non-decreasing from >= 0, edges[] in [0, nnodes) */
 static int graph_check(mpii_comm_t *c, const char *fn, int nnodes, const int index[], const int edges[])
 {
@@ -125,12 +139,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     mpii_comm_t *c, *nc;
     int rc;
     (void)reorder;
-    MPII_CHECK_INIT(fn);
-    c = mpii_comm_get(comm_old);
-    if (!c)
-        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm_old);
-    if (!comm_graph)
-        return mpii_err(c, MPI_ERR_ARG, fn, "comm_graph is NULL");
+    if ((rc = create_check(fn, comm_old, comm_graph, &c)) != MPI_SUCCESS)
+        return rc;
     rc = graph_check(c, fn, nnodes, index, edges);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -340,13 +350,10 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     mpii_comm_t *c;
     int rc, weighted;
     (void)reorder;
-    (void)info;
-    MPII_CHECK_INIT(fn);
-    c = mpii_comm_get(comm_old);
-    if (!c)
-        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm_old);
-    if (!comm_dist_graph)
-        return mpii_err(c, MPI_ERR_ARG, fn, "comm_dist_graph is NULL");
+    if ((rc = create_check(fn, comm_old, comm_dist_graph, &c)) != MPI_SUCCESS)
+        return rc;
+    if (info != MPI_INFO_NULL && !mpii_info_valid(info))
+        return mpii_err(c, MPI_ERR_INFO, fn, "invalid info object");
     if ((rc = check_ranks(c, fn, "sources", sources, indegree)) != MPI_SUCCESS ||
         (rc = check_ranks(c, fn, "destinations", destinations, outdegree)) != MPI_SUCCESS ||
         (rc = check_weights(c, fn, "sourceweights", sourceweights, indegree)) != MPI_SUCCESS ||
@@ -389,13 +396,10 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
         outdeg = 0;
     edge_t *ed = NULL;
     (void)reorder;
-    (void)info;
-    MPII_CHECK_INIT(fn);
-    c = mpii_comm_get(comm_old);
-    if (!c)
-        return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm_old);
-    if (!comm_dist_graph)
-        return mpii_err(c, MPI_ERR_ARG, fn, "comm_dist_graph is NULL");
+    if ((rc = create_check(fn, comm_old, comm_dist_graph, &c)) != MPI_SUCCESS)
+        return rc;
+    if (info != MPI_INFO_NULL && !mpii_info_valid(info))
+        return mpii_err(c, MPI_ERR_INFO, fn, "invalid info object");
     if (n < 0 || (n > 0 && (!sources || !degrees)))
         return mpii_err(c, MPI_ERR_ARG, fn, "invalid n %d or sources/degrees NULL", n);
     if ((rc = check_ranks(c, fn, "sources", sources, n)) != MPI_SUCCESS)
