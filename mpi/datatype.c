@@ -1068,6 +1068,178 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     return publish(fn, t, newtype);
 }
 
+/* The distributed array of MPI 3.1 section 4.1.4: the elements of a
+ * gsizes[] array of oldtype that process `rank` of a row-major psizes[]
+ * grid owns (block, cyclic(darg) or undistributed per dimension), in the
+ * array's own order, with lb 0 and the extent of the whole array (as a
+ * subarray). own[i] lists the owned indices of dimension i ascending
+ * (C order: dimension 0 slowest). NULL when out of memory. */
+static dt_obj_t *darray_make(int ndims, const int sz[], int *const own[], const int nown[], const dt_obj_t *old,
+                             MPI_Aint total)
+{
+    builder_t b;
+    MPI_Aint *stride = malloc((size_t)ndims * sizeof *stride);
+    int *idx = calloc((size_t)ndims, sizeof *idx), last = ndims - 1;
+    memset(&b, 0, sizeof b);
+    b.t = stride && idx ? obj_new() : NULL;
+    if (!b.t) {
+        free(stride);
+        free(idx);
+        return NULL;
+    }
+    stride[last] = 1;
+    for (int i = last - 1; i >= 0; i--)
+        stride[i] = stride[i + 1] * sz[i + 1];
+    for (int i = 0; i < ndims; i++)
+        if (nown[i] == 0)
+            goto done; /* owns nothing: no data, the array's extent */
+    for (;;) {
+        MPI_Aint base = 0;
+        int i;
+        for (i = 0; i < last; i++)
+            base += (MPI_Aint)own[i][idx[i]] * stride[i];
+        /* the last dimension in runs of consecutive indices */
+        for (int k = 0; k < nown[last] && !b.nomem;) {
+            int r = 1;
+            while (k + r < nown[last] && own[last][k + r] == own[last][k] + r)
+                r++;
+            add_component(&b, old, (base + own[last][k]) * old->pub.extent, (size_t)r);
+            k += r;
+        }
+        if (b.nomem)
+            break;
+        for (i = last - 1; i >= 0; i--) {
+            if (++idx[i] < nown[i])
+                break;
+            idx[i] = 0;
+        }
+        if (i < 0)
+            break;
+    }
+done:
+    free(stride);
+    free(idx);
+    if (b.nomem) {
+        obj_release(b.t);
+        return NULL;
+    }
+    builder_finish(&b, 0);
+    if (!b.bset) {
+        b.t->pub.basic = old->pub.basic;
+        b.t->pub.basic_count = 0;
+    }
+    b.t->lb_kind = b.t->ub_kind = BK_MARK;
+    b.t->pub.lb = 0;
+    b.t->pub.extent = total;
+    set_contig(b.t);
+    return b.t;
+}
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+                           int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_darray";
+    dt_obj_t *old, *t = NULL;
+    MPI_Aint total;
+    long long nprocs = 1;
+    int *sz = NULL, *nown = NULL, **own = NULL, coord, rest;
+    MPII_CHECK_INIT(fn);
+    if (size < 1 || rank < 0 || rank >= size)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid size %d or rank %d", size, rank);
+    if (ndims < 1 || ndims > (INT_MAX - 4) / 4)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid ndims %d", ndims);
+    CHECK_PTR(fn, array_of_gsizes, "array_of_gsizes");
+    CHECK_PTR(fn, array_of_distribs, "array_of_distribs");
+    CHECK_PTR(fn, array_of_dargs, "array_of_dargs");
+    CHECK_PTR(fn, array_of_psizes, "array_of_psizes");
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid order %d", order);
+    CHECK_OLDTYPE(fn, oldtype);
+    CHECK_PTR(fn, newtype, "newtype");
+    old = lookup(oldtype);
+    total = old->pub.extent;
+    for (int i = 0; i < ndims; i++) {
+        int g = array_of_gsizes[i], d = array_of_distribs[i], a = array_of_dargs[i], p = array_of_psizes[i];
+        if (g < 1 || p < 1)
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid gsize %d or psize %d in dimension %d", g, p, i);
+        if (d != MPI_DISTRIBUTE_BLOCK && d != MPI_DISTRIBUTE_CYCLIC && d != MPI_DISTRIBUTE_NONE)
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid distribution %d in dimension %d", d, i);
+        if (d == MPI_DISTRIBUTE_NONE && p != 1)
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "MPI_DISTRIBUTE_NONE over %d processes in dimension %d", p, i);
+        if (a != MPI_DISTRIBUTE_DFLT_DARG && (a < 1 || d == MPI_DISTRIBUTE_NONE))
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid darg %d in dimension %d", a, i);
+        if (d == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG && (long long)a * p < g)
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "block %d times %d processes does not cover %d in dimension %d",
+                            a, p, g, i);
+        nprocs *= p;
+        if (nprocs > size)
+            break;
+        if (__builtin_mul_overflow(total, (MPI_Aint)g, &total))
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "the array's extent overflows MPI_Aint");
+    }
+    if (nprocs != size)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "the process grid does not have %d processes", size);
+    sz = malloc((size_t)ndims * sizeof *sz);
+    nown = calloc((size_t)ndims, sizeof *nown);
+    own = calloc((size_t)ndims, sizeof *own);
+    if (!sz || !nown || !own)
+        goto out;
+    /* the process grid is row-major whatever the array's order */
+    rest = rank;
+    for (int i = ndims - 1; i >= 0; i--) {
+        int g = array_of_gsizes[i], d = array_of_distribs[i], a = array_of_dargs[i], p = array_of_psizes[i];
+        int j = order == MPI_ORDER_C ? i : ndims - 1 - i; /* C-order position of dimension i */
+        int blk, n = 0;
+        coord = rest % p;
+        rest /= p;
+        sz[j] = g;
+        own[j] = malloc((size_t)g * sizeof **own);
+        if (!own[j])
+            goto out;
+        if (d == MPI_DISTRIBUTE_NONE) {
+            for (int x = 0; x < g; x++)
+                own[j][n++] = x;
+        } else if (d == MPI_DISTRIBUTE_BLOCK) {
+            blk = a == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : a;
+            for (long long x = (long long)coord * blk; x < (long long)(coord + 1) * blk && x < g; x++)
+                own[j][n++] = (int)x;
+        } else {
+            blk = a == MPI_DISTRIBUTE_DFLT_DARG ? 1 : a;
+            for (long long s0 = (long long)coord * blk; s0 < g; s0 += (long long)p * blk)
+                for (long long x = s0; x < s0 + blk && x < g; x++)
+                    own[j][n++] = (int)x;
+        }
+        nown[j] = n;
+    }
+    t = darray_make(ndims, sz, own, nown, old, total);
+    if (t && contents_init(t, MPI_COMBINER_DARRAY, 4 * ndims + 4, 0, 1)) {
+        obj_release(t);
+        t = NULL;
+    }
+    if (t) {
+        t->ints[0] = size;
+        t->ints[1] = rank;
+        t->ints[2] = ndims;
+        for (int i = 0; i < ndims; i++) {
+            t->ints[3 + i] = array_of_gsizes[i];
+            t->ints[3 + ndims + i] = array_of_distribs[i];
+            t->ints[3 + 2 * ndims + i] = array_of_dargs[i];
+            t->ints[3 + 3 * ndims + i] = array_of_psizes[i];
+        }
+        t->ints[3 + 4 * ndims] = order;
+        contents_type(t, 0, oldtype);
+    }
+out:
+    if (own)
+        for (int i = 0; i < ndims; i++)
+            free(own[i]);
+    free(own);
+    free(nown);
+    free(sz);
+    return publish(fn, t, newtype);
+}
+
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_resized";

@@ -148,7 +148,7 @@ static void test_indexed_block(void **state)
         int want[6] = {105, 106, 100, 101, 109, 110};
         expect_packed_ints(buf, 1, t, want, 6);
     }
-    {   /* two elements: the second starts one extent (11 ints) later */
+    { /* two elements: the second starts one extent (11 ints) later */
         int want[12] = {105, 106, 100, 101, 109, 110, 116, 117, 111, 112, 120, 121};
         expect_packed_ints(buf, 2, t, want, 12);
     }
@@ -348,7 +348,8 @@ static void test_subarray_fortran_and_3d(void **state)
     /* 1D */
     {
         int s1 = 10, sub1 = 3, st1 = 7;
-        assert_int_equal(MPI_Type_create_subarray(1, &s1, &sub1, &st1, MPI_ORDER_C, MPI_SHORT, &c), MPI_SUCCESS);
+        assert_int_equal(MPI_Type_create_subarray(1, &s1, &sub1, &st1, MPI_ORDER_C, MPI_SHORT, &c),
+                         MPI_SUCCESS);
         expect_bounds(c, 6, 0, 20, 14, 6);
         MPI_Type_free(&c);
         assert_int_equal(MPI_Type_create_subarray(1, &s1, &sub1, &st1, MPI_ORDER_FORTRAN, MPI_SHORT, &c),
@@ -398,14 +399,16 @@ static void test_subarray_errors(void **state)
     (void)state;
     assert_int_equal(MPI_Type_create_subarray(0, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
     assert_string_equal(stub_last_fn, "MPI_Type_create_subarray");
-    assert_int_equal(MPI_Type_create_subarray(-1, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    assert_int_equal(MPI_Type_create_subarray(-1, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
     assert_int_equal(MPI_Type_create_subarray(2, sizes, subs, starts, 3, MPI_INT, &t), MPI_ERR_ARG);
     assert_int_equal(MPI_Type_create_subarray(2, NULL, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
     assert_int_equal(MPI_Type_create_subarray(2, sizes, NULL, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
     assert_int_equal(MPI_Type_create_subarray(2, sizes, subs, NULL, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
     assert_int_equal(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_DATATYPE_NULL, &t),
                      MPI_ERR_TYPE);
-    assert_int_equal(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, NULL), MPI_ERR_ARG);
+    assert_int_equal(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, NULL),
+                     MPI_ERR_ARG);
     starts[1] = 3; /* 3 + 3 > 5 */
     assert_int_equal(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
     starts[1] = -1;
@@ -421,11 +424,13 @@ static void test_subarray_errors(void **state)
     /* the whole array's extent must fit in MPI_Aint */
     {
         int big[3] = {INT_MAX, INT_MAX, INT_MAX}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
-        assert_int_equal(MPI_Type_create_subarray(3, big, one, zero, MPI_ORDER_C, MPI_DOUBLE, &t), MPI_ERR_ARG);
+        assert_int_equal(MPI_Type_create_subarray(3, big, one, zero, MPI_ORDER_C, MPI_DOUBLE, &t),
+                         MPI_ERR_ARG);
     }
     stub_initialized = 0;
     sizes[1] = 5;
-    assert_int_equal(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_OTHER);
+    assert_int_equal(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_OTHER);
     stub_initialized = 1;
 }
 
@@ -568,7 +573,8 @@ static void test_contents_simple(void **state)
     assert_int_equal(MPI_Type_get_contents(t, 0, 0, 1, c.ints, c.aints, NULL), MPI_ERR_ARG);
     /* NULL arrays are fine where nothing is stored */
     assert_int_equal(MPI_Type_get_contents(t, 0, 0, 1, NULL, NULL, c.types), MPI_SUCCESS);
-    assert_int_equal(MPI_Type_get_contents(MPI_DATATYPE_NULL, 1, 1, 1, c.ints, c.aints, c.types), MPI_ERR_TYPE);
+    assert_int_equal(MPI_Type_get_contents(MPI_DATATYPE_NULL, 1, 1, 1, c.ints, c.aints, c.types),
+                     MPI_ERR_TYPE);
     MPI_Type_free(&t);
 
     /* zero counts are recorded as given */
@@ -709,7 +715,7 @@ static void test_x_queries(void **state)
     s.mbmpi_count = 0;
     assert_int_equal(MPI_Get_elements_x(&s, MPI_INT, &n), MPI_SUCCESS);
     assert_int_equal(n, 0);
-    {   /* {int, double}: partial elements count basic elements */
+    { /* {int, double}: partial elements count basic elements */
         int bl[2] = {1, 1};
         MPI_Aint d[2] = {0, 8};
         MPI_Datatype ty[2] = {MPI_INT, MPI_DOUBLE};
@@ -809,25 +815,58 @@ static void test_names(void **state)
         MPI_Datatype h;
         const char *name;
     } names[] = {
-        {MPI_CHAR, "MPI_CHAR"}, {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"},
-        {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"}, {MPI_BYTE, "MPI_BYTE"}, {MPI_WCHAR, "MPI_WCHAR"},
-        {MPI_SHORT, "MPI_SHORT"}, {MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT"}, {MPI_INT, "MPI_INT"},
-        {MPI_UNSIGNED, "MPI_UNSIGNED"}, {MPI_LONG, "MPI_LONG"}, {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG"},
-        {MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT"}, {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"},
-        {MPI_FLOAT, "MPI_FLOAT"}, {MPI_DOUBLE, "MPI_DOUBLE"}, {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE"},
-        {MPI_C_BOOL, "MPI_C_BOOL"}, {MPI_INT8_T, "MPI_INT8_T"}, {MPI_INT16_T, "MPI_INT16_T"},
-        {MPI_INT32_T, "MPI_INT32_T"}, {MPI_INT64_T, "MPI_INT64_T"}, {MPI_UINT8_T, "MPI_UINT8_T"},
-        {MPI_UINT16_T, "MPI_UINT16_T"}, {MPI_UINT32_T, "MPI_UINT32_T"}, {MPI_UINT64_T, "MPI_UINT64_T"},
-        {MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX"}, {MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX"},
-        {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX"}, {MPI_AINT, "MPI_AINT"},
-        {MPI_OFFSET, "MPI_OFFSET"}, {MPI_COUNT, "MPI_COUNT"}, {MPI_PACKED, "MPI_PACKED"},
-        {MPI_FLOAT_INT, "MPI_FLOAT_INT"}, {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"}, {MPI_LONG_INT, "MPI_LONG_INT"},
-        {MPI_2INT, "MPI_2INT"}, {MPI_SHORT_INT, "MPI_SHORT_INT"}, {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"},
-        {MPI_INTEGER, "MPI_INTEGER"}, {MPI_REAL, "MPI_REAL"}, {MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION"},
-        {MPI_COMPLEX, "MPI_COMPLEX"}, {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX"}, {MPI_LOGICAL, "MPI_LOGICAL"},
-        {MPI_CHARACTER, "MPI_CHARACTER"}, {MPI_2INTEGER, "MPI_2INTEGER"}, {MPI_2REAL, "MPI_2REAL"},
-        {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION"}, {MPI_INTEGER8, "MPI_INTEGER8"},
-        {MPI_REAL8, "MPI_REAL8"}, {MPI_LB, "MPI_LB"}, {MPI_UB, "MPI_UB"},
+        {MPI_CHAR, "MPI_CHAR"},
+        {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"},
+        {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"},
+        {MPI_BYTE, "MPI_BYTE"},
+        {MPI_WCHAR, "MPI_WCHAR"},
+        {MPI_SHORT, "MPI_SHORT"},
+        {MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT"},
+        {MPI_INT, "MPI_INT"},
+        {MPI_UNSIGNED, "MPI_UNSIGNED"},
+        {MPI_LONG, "MPI_LONG"},
+        {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG"},
+        {MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT"},
+        {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"},
+        {MPI_FLOAT, "MPI_FLOAT"},
+        {MPI_DOUBLE, "MPI_DOUBLE"},
+        {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE"},
+        {MPI_C_BOOL, "MPI_C_BOOL"},
+        {MPI_INT8_T, "MPI_INT8_T"},
+        {MPI_INT16_T, "MPI_INT16_T"},
+        {MPI_INT32_T, "MPI_INT32_T"},
+        {MPI_INT64_T, "MPI_INT64_T"},
+        {MPI_UINT8_T, "MPI_UINT8_T"},
+        {MPI_UINT16_T, "MPI_UINT16_T"},
+        {MPI_UINT32_T, "MPI_UINT32_T"},
+        {MPI_UINT64_T, "MPI_UINT64_T"},
+        {MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX"},
+        {MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX"},
+        {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX"},
+        {MPI_AINT, "MPI_AINT"},
+        {MPI_OFFSET, "MPI_OFFSET"},
+        {MPI_COUNT, "MPI_COUNT"},
+        {MPI_PACKED, "MPI_PACKED"},
+        {MPI_FLOAT_INT, "MPI_FLOAT_INT"},
+        {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"},
+        {MPI_LONG_INT, "MPI_LONG_INT"},
+        {MPI_2INT, "MPI_2INT"},
+        {MPI_SHORT_INT, "MPI_SHORT_INT"},
+        {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT"},
+        {MPI_INTEGER, "MPI_INTEGER"},
+        {MPI_REAL, "MPI_REAL"},
+        {MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION"},
+        {MPI_COMPLEX, "MPI_COMPLEX"},
+        {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX"},
+        {MPI_LOGICAL, "MPI_LOGICAL"},
+        {MPI_CHARACTER, "MPI_CHARACTER"},
+        {MPI_2INTEGER, "MPI_2INTEGER"},
+        {MPI_2REAL, "MPI_2REAL"},
+        {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION"},
+        {MPI_INTEGER8, "MPI_INTEGER8"},
+        {MPI_REAL8, "MPI_REAL8"},
+        {MPI_LB, "MPI_LB"},
+        {MPI_UB, "MPI_UB"},
     };
     char name[MPI_MAX_OBJECT_NAME];
     char longname[MPI_MAX_OBJECT_NAME + 50];
@@ -958,6 +997,67 @@ static void test_mpi1_names(void **state)
     MPI_Type_free(&st);
 }
 
+/* MPI_Type_create_darray (MPI 3.1 4.1.4): a 4 x 6 array of ints over a
+ * 2 x 2 process grid (row-major ranks) */
+static void test_darray(void **state)
+{
+    int a[4][6], gs[2] = {4, 6}, ps[2] = {2, 2},
+                 dflt[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
+    int blk[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
+    int cyc[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_CYCLIC}, cdarg[2] = {1, 2};
+    int ni, na, nd, comb, ints[32];
+    MPI_Aint adds[1];
+    MPI_Datatype t, types[1];
+    (void)state;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 6; j++)
+            a[i][j] = 10 * i + j;
+    /* block x block, rank 3 = coords (1, 1): rows 2-3, columns 3-5 */
+    assert_int_equal(MPI_Type_create_darray(4, 3, 2, gs, blk, dflt, ps, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_SUCCESS);
+    expect_bounds(t, 6 * 4, 0, 24 * 4, (2 * 6 + 3) * 4, ((3 * 6 + 5) - (2 * 6 + 3) + 1) * 4);
+    {
+        int want[6] = {23, 24, 25, 33, 34, 35};
+        expect_packed_ints(a, 1, t, want, 6);
+    }
+    assert_int_equal(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb), MPI_SUCCESS);
+    assert_int_equal(comb, MPI_COMBINER_DARRAY);
+    assert_int_equal(ni, 4 * 2 + 4);
+    assert_int_equal(MPI_Type_get_contents(t, 32, 1, 1, ints, adds, types), MPI_SUCCESS);
+    assert_int_equal(ints[0], 4);
+    assert_int_equal(ints[1], 3);
+    assert_int_equal(ints[11], MPI_ORDER_C);
+    MPI_Type_free(&t);
+    /* cyclic(1) x cyclic(2), rank 1 = coords (0, 1): rows 0, 2; columns 2-3 */
+    assert_int_equal(MPI_Type_create_darray(4, 1, 2, gs, cyc, cdarg, ps, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_SUCCESS);
+    {
+        int want[4] = {2, 3, 22, 23};
+        expect_packed_ints(a, 1, t, want, 4);
+    }
+    MPI_Type_free(&t);
+    /* Fortran order: the first dimension varies fastest; the same grid
+     * over a 6 x 4 (Fortran) view of the memory, rank 2 = coords (1, 0):
+     * first-dimension indices 3-5, second 0-1 */
+    {
+        int fg[2] = {6, 4}, want[6] = {3, 4, 5, 13, 14, 15}; /* flat 3-5, 9-11 */
+        assert_int_equal(MPI_Type_create_darray(4, 2, 2, fg, blk, dflt, ps, MPI_ORDER_FORTRAN, MPI_INT, &t),
+                         MPI_SUCCESS);
+        expect_packed_ints(a, 1, t, want, 6);
+        MPI_Type_free(&t);
+    }
+    /* errors: a grid of the wrong size, NONE over 2 processes, a block too small */
+    assert_int_equal(MPI_Type_create_darray(3, 0, 2, gs, blk, dflt, ps, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    {
+        int none[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK}, small[2] = {1, 1};
+        assert_int_equal(MPI_Type_create_darray(4, 0, 2, gs, none, dflt, ps, MPI_ORDER_C, MPI_INT, &t),
+                         MPI_ERR_ARG);
+        assert_int_equal(MPI_Type_create_darray(4, 0, 2, gs, blk, small, ps, MPI_ORDER_C, MPI_INT, &t),
+                         MPI_ERR_ARG);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -975,6 +1075,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_names_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mpi1_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_darray, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
