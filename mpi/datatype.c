@@ -1074,8 +1074,8 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
  * array's own order, with lb 0 and the extent of the whole array (as a
  * subarray). own[i] lists the owned indices of dimension i ascending
  * (C order: dimension 0 slowest). NULL when out of memory. */
-static dt_obj_t *darray_make(int ndims, const int sz[], int *const own[], const int nown[], const dt_obj_t *old,
-                             MPI_Aint total)
+static dt_obj_t *darray_make(int ndims, const int sz[], int *const own[], const int nown[],
+                             const dt_obj_t *old, MPI_Aint total)
 {
     builder_t b;
     MPI_Aint *stride = malloc((size_t)ndims * sizeof *stride);
@@ -1136,8 +1136,9 @@ done:
 }
 
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                           const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
-                           int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_darray";
     dt_obj_t *old, *t = NULL;
@@ -1166,12 +1167,13 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         if (d != MPI_DISTRIBUTE_BLOCK && d != MPI_DISTRIBUTE_CYCLIC && d != MPI_DISTRIBUTE_NONE)
             return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid distribution %d in dimension %d", d, i);
         if (d == MPI_DISTRIBUTE_NONE && p != 1)
-            return mpii_err(NULL, MPI_ERR_ARG, fn, "MPI_DISTRIBUTE_NONE over %d processes in dimension %d", p, i);
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "MPI_DISTRIBUTE_NONE over %d processes in dimension %d", p,
+                            i);
         if (a != MPI_DISTRIBUTE_DFLT_DARG && (a < 1 || d == MPI_DISTRIBUTE_NONE))
             return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid darg %d in dimension %d", a, i);
         if (d == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG && (long long)a * p < g)
-            return mpii_err(NULL, MPI_ERR_ARG, fn, "block %d times %d processes does not cover %d in dimension %d",
-                            a, p, g, i);
+            return mpii_err(NULL, MPI_ERR_ARG, fn,
+                            "block %d times %d processes does not cover %d in dimension %d", a, p, g, i);
         nprocs *= p;
         if (nprocs > size)
             break;
@@ -1820,7 +1822,8 @@ int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_
 int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                     MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    return MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types,
+                                  newtype);
 }
 
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
