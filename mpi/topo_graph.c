@@ -104,6 +104,7 @@ static mpii_comm_t *topo_get(const char *fn, MPI_Comm comm, int kind, int *rc)
  * valid, the output pointer given. */
 static int create_check(const char *fn, MPI_Comm comm_old, const MPI_Comm *out, mpii_comm_t **c_p)
 {
+    *c_p = NULL;
     MPII_CHECK_INIT(fn);
     *c_p = mpii_comm_get(comm_old);
     if (!*c_p)
@@ -136,7 +137,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
                      MPI_Comm *comm_graph)
 {
     static const char fn[] = "MPI_Graph_create";
-    mpii_comm_t *c, *nc;
+    mpii_comm_t *c = NULL, *nc;
     int rc;
     (void)reorder;
     if ((rc = create_check(fn, comm_old, comm_graph, &c)) != MPI_SUCCESS)
@@ -347,7 +348,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
                                    MPI_Comm *comm_dist_graph)
 {
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
-    mpii_comm_t *c;
+    mpii_comm_t *c = NULL;
     int rc, weighted;
     (void)reorder;
     if ((rc = create_check(fn, comm_old, comm_dist_graph, &c)) != MPI_SUCCESS)
@@ -389,7 +390,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
                           MPI_Comm *comm_dist_graph)
 {
     static const char fn[] = "MPI_Dist_graph_create";
-    mpii_comm_t *c;
+    mpii_comm_t *c = NULL;
     int rc, p, ne = 0, nrecv = 0, weighted, any_weighted;
     int *scnt = NULL, *rcnt = NULL, *sdsp = NULL, *rdsp = NULL, *fill = NULL;
     int *sbuf = NULL, *rbuf = NULL, *src = NULL, *srcw = NULL, *dst = NULL, *dstw = NULL, indeg = 0,
