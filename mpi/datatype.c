@@ -956,126 +956,15 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
     return build_or_err(fn, &c, MPI_COMBINER_STRUCT, newtype);
 }
 
-/* The subarray of MPI 3.1 section 4.1.3: the selected elements of an array
- * of oldtype (copy k at displacement k * extent(oldtype)), with lb 0 and the
- * extent of the whole array. Arguments validated; the array's extent is
- * `total` bytes. NULL when out of memory. */
-static dt_obj_t *subarray_make(int ndims, const int sizes[], const int subsizes[], const int starts[],
-                               int order, const dt_obj_t *old, MPI_Aint total)
-{
-    builder_t b;
-    MPI_Aint *stride = malloc((size_t)ndims * sizeof *stride); /* in elements, dimension i (C order) */
-    int *sz = malloc((size_t)ndims * 4 * sizeof *sz), *sub = sz + ndims, *st = sub + ndims, *idx = st + ndims;
-    memset(&b, 0, sizeof b);
-    b.t = stride && sz ? obj_new() : NULL;
-    if (!b.t) {
-        free(stride);
-        free(sz);
-        return NULL;
-    }
-    /* dimension 0 varies slowest */
-    for (int i = 0; i < ndims; i++) {
-        int j = order == MPI_ORDER_C ? i : ndims - 1 - i;
-        sz[i] = sizes[j];
-        sub[i] = subsizes[j];
-        st[i] = starts[j];
-        idx[i] = 0;
-    }
-    stride[ndims - 1] = 1;
-    for (int i = ndims - 2; i >= 0; i--)
-        stride[i] = stride[i + 1] * sz[i + 1];
-    /* one block of sub[last] consecutive copies per index of the other dimensions */
-    for (;;) {
-        MPI_Aint k = 0;
-        int i;
-        for (i = 0; i < ndims; i++)
-            k += (MPI_Aint)(st[i] + idx[i]) * stride[i];
-        add_component(&b, old, k * old->pub.extent, (size_t)sub[ndims - 1]);
-        if (b.nomem)
-            break;
-        for (i = ndims - 2; i >= 0; i--) {
-            if (++idx[i] < sub[i])
-                break;
-            idx[i] = 0;
-        }
-        if (i < 0)
-            break;
-    }
-    free(stride);
-    free(sz);
-    if (b.nomem) {
-        obj_release(b.t);
-        return NULL;
-    }
-    builder_finish(&b, 0);
-    if (!b.bset) {
-        b.t->pub.basic = old->pub.basic;
-        b.t->pub.basic_count = 0;
-    }
-    b.t->lb_kind = b.t->ub_kind = BK_MARK;
-    b.t->pub.lb = 0;
-    b.t->pub.extent = total;
-    set_contig(b.t);
-    return b.t;
-}
-
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                             const int array_of_starts[], int order, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
-{
-    static const char fn[] = "MPI_Type_create_subarray";
-    dt_obj_t *old, *t;
-    MPI_Aint total;
-    MPII_CHECK_INIT(fn);
-    if (ndims < 1 || ndims > (INT_MAX - 2) / 3)
-        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid ndims %d", ndims);
-    CHECK_PTR(fn, array_of_sizes, "array_of_sizes");
-    CHECK_PTR(fn, array_of_subsizes, "array_of_subsizes");
-    CHECK_PTR(fn, array_of_starts, "array_of_starts");
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid order %d", order);
-    CHECK_OLDTYPE(fn, oldtype);
-    CHECK_PTR(fn, newtype, "newtype");
-    old = lookup(oldtype);
-    total = old->pub.extent;
-    for (int i = 0; i < ndims; i++) {
-        int n = array_of_sizes[i], m = array_of_subsizes[i], s = array_of_starts[i];
-        if (n < 1)
-            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid size %d in dimension %d", n, i);
-        if (m < 1 || m > n)
-            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid subsize %d in dimension %d (size %d)", m, i, n);
-        if (s < 0 || s > n - m)
-            return mpii_err(NULL, MPI_ERR_ARG, fn,
-                            "invalid start %d in dimension %d (size %d, subsize %d)", s, i, n, m);
-        if (__builtin_mul_overflow(total, (MPI_Aint)n, &total))
-            return mpii_err(NULL, MPI_ERR_ARG, fn, "the array's extent overflows MPI_Aint");
-    }
-    t = subarray_make(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, old, total);
-    if (t && contents_init(t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1)) {
-        obj_release(t);
-        t = NULL;
-    }
-    if (t) {
-        t->ints[0] = ndims;
-        for (int i = 0; i < ndims; i++) {
-            t->ints[1 + i] = array_of_sizes[i];
-            t->ints[1 + ndims + i] = array_of_subsizes[i];
-            t->ints[1 + 2 * ndims + i] = array_of_starts[i];
-        }
-        t->ints[1 + 3 * ndims] = order;
-        contents_type(t, 0, oldtype);
-    }
-    return publish(fn, t, newtype);
-}
-
-/* The distributed array of MPI 3.1 section 4.1.4: the elements of a
- * gsizes[] array of oldtype that process `rank` of a row-major psizes[]
- * grid owns (block, cyclic(darg) or undistributed per dimension), in the
- * array's own order, with lb 0 and the extent of the whole array (as a
- * subarray). own[i] lists the owned indices of dimension i ascending
- * (C order: dimension 0 slowest). NULL when out of memory. */
-static dt_obj_t *darray_make(int ndims, const int sz[], int *const own[], const int nown[],
-                             const dt_obj_t *old, MPI_Aint total)
+/* The selected elements of an sz[] array of oldtype (copy k at
+ * displacement k * extent(oldtype)), with lb 0 and the extent of the whole
+ * array (`total` bytes): the subarray of MPI 3.1 section 4.1.3 and the
+ * distributed array of 4.1.4. own[i] lists the selected indices of
+ * dimension i ascending (C order: dimension 0 slowest); runs of
+ * consecutive indices in the last dimension become one block each. NULL
+ * when out of memory. */
+static dt_obj_t *array_make(int ndims, const int sz[], int *const own[], const int nown[],
+                            const dt_obj_t *old, MPI_Aint total)
 {
     builder_t b;
     MPI_Aint *stride = malloc((size_t)ndims * sizeof *stride);
@@ -1133,6 +1022,85 @@ done:
     b.t->pub.extent = total;
     set_contig(b.t);
     return b.t;
+}
+
+/* The subarray of MPI 3.1 section 4.1.3 (arguments validated): the
+ * indices start..start+subsize-1 of every dimension, for array_make. */
+static dt_obj_t *subarray_make(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                               int order, const dt_obj_t *old, MPI_Aint total)
+{
+    int *sz = malloc((size_t)ndims * 2 * sizeof *sz), *nown = sz ? sz + ndims : NULL;
+    int **own = calloc((size_t)ndims, sizeof *own);
+    dt_obj_t *t = NULL;
+    if (!sz || !own)
+        goto out;
+    for (int i = 0; i < ndims; i++) {
+        int j = order == MPI_ORDER_C ? i : ndims - 1 - i; /* dimension 0 varies slowest */
+        sz[i] = sizes[j];
+        nown[i] = subsizes[j];
+        own[i] = malloc((size_t)subsizes[j] * sizeof **own);
+        if (!own[i])
+            goto out;
+        for (int x = 0; x < subsizes[j]; x++)
+            own[i][x] = starts[j] + x;
+    }
+    t = array_make(ndims, sz, own, nown, old, total);
+out:
+    if (own)
+        for (int i = 0; i < ndims; i++)
+            free(own[i]);
+    free(own);
+    free(sz);
+    return t;
+}
+
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_subarray";
+    dt_obj_t *old, *t;
+    MPI_Aint total;
+    MPII_CHECK_INIT(fn);
+    if (ndims < 1 || ndims > (INT_MAX - 2) / 3)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid ndims %d", ndims);
+    CHECK_PTR(fn, array_of_sizes, "array_of_sizes");
+    CHECK_PTR(fn, array_of_subsizes, "array_of_subsizes");
+    CHECK_PTR(fn, array_of_starts, "array_of_starts");
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid order %d", order);
+    CHECK_OLDTYPE(fn, oldtype);
+    CHECK_PTR(fn, newtype, "newtype");
+    old = lookup(oldtype);
+    total = old->pub.extent;
+    for (int i = 0; i < ndims; i++) {
+        int n = array_of_sizes[i], m = array_of_subsizes[i], s = array_of_starts[i];
+        if (n < 1)
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid size %d in dimension %d", n, i);
+        if (m < 1 || m > n)
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid subsize %d in dimension %d (size %d)", m, i, n);
+        if (s < 0 || s > n - m)
+            return mpii_err(NULL, MPI_ERR_ARG, fn,
+                            "invalid start %d in dimension %d (size %d, subsize %d)", s, i, n, m);
+        if (__builtin_mul_overflow(total, (MPI_Aint)n, &total))
+            return mpii_err(NULL, MPI_ERR_ARG, fn, "the array's extent overflows MPI_Aint");
+    }
+    t = subarray_make(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, old, total);
+    if (t && contents_init(t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1)) {
+        obj_release(t);
+        t = NULL;
+    }
+    if (t) {
+        t->ints[0] = ndims;
+        for (int i = 0; i < ndims; i++) {
+            t->ints[1 + i] = array_of_sizes[i];
+            t->ints[1 + ndims + i] = array_of_subsizes[i];
+            t->ints[1 + 2 * ndims + i] = array_of_starts[i];
+        }
+        t->ints[1 + 3 * ndims] = order;
+        contents_type(t, 0, oldtype);
+    }
+    return publish(fn, t, newtype);
 }
 
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
@@ -1214,7 +1182,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         }
         nown[j] = n;
     }
-    t = darray_make(ndims, sz, own, nown, old, total);
+    t = array_make(ndims, sz, own, nown, old, total);
     if (t && contents_init(t, MPI_COMBINER_DARRAY, 4 * ndims + 4, 0, 1)) {
         obj_release(t);
         t = NULL;
