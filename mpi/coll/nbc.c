@@ -442,6 +442,28 @@ void mpii_nbc_finalize(void)
     nspare = 0;
 }
 
+/* r becomes a request for a collective on comm (not started) */
+static void req_setup(mpii_request_t *r, mpii_comm_t *comm)
+{
+    memset(&r->pr, 0, sizeof(r->pr));
+    r->kind = MPII_REQ_NBC;
+    r->comm = comm;
+    mpii_req_hold_comm(r, comm); /* kept until the request goes: MPI_Comm_free waits */
+    r->udt = NULL;
+    r->tmp = NULL;
+    r->ubytes = 0;
+    r->nbc_rc = MPI_SUCCESS;
+}
+
+/* c holds its types and op: the user may free them before completion
+ * (MPI 3.1 4.1.9, 5.9.5) */
+static void take_holds(nbc_t *c)
+{
+    c->held_s = (unsigned char)mpii_datatype_hold(c->stype);
+    c->held_r = (unsigned char)mpii_datatype_hold(c->rtype);
+    c->held_op = (unsigned char)mpii_op_hold(c->op);
+}
+
 /* Run c (arguments filled in) on comm as request r until its first wait.
  * An error before that (an argument error, reported to the handler under
  * c->name already) is returned, c released; r is the caller's to undo. */
@@ -451,14 +473,7 @@ static int nbc_launch(nbc_t *c, const char *fn, mpii_comm_t *comm, mpii_request_
     c->name = fn;
     c->req = r;
     ctx_init(c);
-    memset(&r->pr, 0, sizeof(r->pr));
-    r->kind = MPII_REQ_NBC;
-    r->comm = comm;
-    mpii_req_hold_comm(r, comm); /* kept until the request goes: MPI_Comm_free waits */
-    r->udt = NULL;
-    r->tmp = NULL;
-    r->ubytes = 0;
-    r->nbc_rc = MPI_SUCCESS;
+    req_setup(r, comm);
     r->active = 1;
     mpii_nbc_nactive++;
     resume(c);
@@ -492,10 +507,7 @@ static int nbc_start(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Request *r
         return mpii_err(comm, MPI_ERR_NO_MEM, fn, "out of memory");
     }
     r->persistent = 0;
-    /* the user may free the types and the op before completion (MPI 3.1 4.1.9, 5.9.5) */
-    c->held_s = (unsigned char)mpii_datatype_hold(c->stype);
-    c->held_r = (unsigned char)mpii_datatype_hold(c->rtype);
-    c->held_op = (unsigned char)mpii_op_hold(c->op);
+    take_holds(c);
     rc = nbc_launch(c, fn, comm, r, next_tag_off(comm));
     if (rc != MPI_SUCCESS) {
         mpii_req_release(r);
@@ -546,17 +558,8 @@ static int pcoll_init(nbc_t *c, const char *fn, mpii_comm_t *comm, MPI_Info info
     }
     p->tag_off = next_tag_off(comm);
     p->args.name = fn;
-    p->args.held_s = (unsigned char)mpii_datatype_hold(c->stype);
-    p->args.held_r = (unsigned char)mpii_datatype_hold(c->rtype);
-    p->args.held_op = (unsigned char)mpii_op_hold(c->op);
-    memset(&r->pr, 0, sizeof(r->pr));
-    r->kind = MPII_REQ_NBC;
-    r->comm = comm;
-    mpii_req_hold_comm(r, comm);
-    r->udt = NULL;
-    r->tmp = NULL;
-    r->ubytes = 0;
-    r->nbc_rc = MPI_SUCCESS;
+    take_holds(&p->args);
+    req_setup(r, comm);
     r->nbc_has_st = 0;
     r->persistent = 1;
     r->active = 0;
@@ -583,9 +586,7 @@ int mpii_nbc_pstart(mpii_request_t *r)
     c->stack = stack;
     /* holds of its own: MPI_Request_free of the active request frees the
      * request's (mpii_nbc_pfree) while this still runs */
-    c->held_s = (unsigned char)mpii_datatype_hold(c->stype);
-    c->held_r = (unsigned char)mpii_datatype_hold(c->rtype);
-    c->held_op = (unsigned char)mpii_op_hold(c->op);
+    take_holds(c);
     rc = nbc_launch(c, p->args.name, r->comm, r, p->tag_off);
     if (rc != MPI_SUCCESS)
         r->active = 0; /* failed at the start: inactive again, reported already */
