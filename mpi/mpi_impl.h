@@ -120,6 +120,8 @@ mpii_comm_t *mpii_comm_get(MPI_Comm comm);
 /* mpi/topo_graph.c: copy the topology of src onto dst (MPI_Comm_dup), free
  * it (the communicator goes). mpii_topo_dup returns an MPI error class. */
 int mpii_topo_dup(mpii_comm_t *dst, const mpii_comm_t *src);
+/* mpi/topo.c: MPI_Cart_shift of a Cartesian communicator, arguments valid */
+void mpii_cart_shift(const mpii_comm_t *c, int direction, int disp, int *rank_source, int *rank_dest);
 void mpii_topo_free(mpii_comm_t *c);
 /* Destroy a communicator whose MPI_Comm_free waited for its pending
  * requests (free_deferred), once the last one is released. */

@@ -416,8 +416,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
 {
     static const char fn[] = "MPI_Cart_shift";
     mpii_comm_t *c;
-    int rc, n, x, stride = 1;
-    long long src, dst;
+    int rc;
     MPII_CHECK_INIT(fn);
     if (!(c = cart_get(fn, comm, &rc)))
         return rc;
@@ -425,6 +424,14 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
         return mpii_err(c, MPI_ERR_ARG, fn, "invalid direction %d for %d dimensions", direction, c->ndims);
     if (!rank_source || !rank_dest)
         return mpii_err(c, MPI_ERR_ARG, fn, "%s is NULL", !rank_source ? "rank_source" : "rank_dest");
+    mpii_cart_shift(c, direction, disp, rank_source, rank_dest);
+    return MPI_SUCCESS;
+}
+
+void mpii_cart_shift(const mpii_comm_t *c, int direction, int disp, int *rank_source, int *rank_dest)
+{
+    int n, x, stride = 1;
+    long long src, dst;
     for (int i = c->ndims - 1; i > direction; i--)
         stride *= c->dims[i];
     n = c->dims[direction];
@@ -441,7 +448,6 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
     }
     *rank_source = src < 0 || src >= n ? MPI_PROC_NULL : c->rank + (int)(src - x) * stride;
     *rank_dest = dst < 0 || dst >= n ? MPI_PROC_NULL : c->rank + (int)(dst - x) * stride;
-    return MPI_SUCCESS;
 }
 
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])

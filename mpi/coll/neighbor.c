@@ -73,20 +73,8 @@ static int get_nbrs(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, nbrs_t *nb
     nb->cart = 1;
     nb->nin = nb->nout = 2 * c->ndims;
     nb->in = nb->out = nb->cart_nbr;
-    for (int d = 0; d < c->ndims; d++) {
-        int stride = 1, n = c->dims[d], x, lo, hi;
-        for (int i = c->ndims - 1; i > d; i--)
-            stride *= c->dims[i];
-        x = c->rank / stride % n;
-        lo = x - 1;
-        hi = x + 1;
-        if (c->periods[d]) {
-            lo = (lo + n) % n;
-            hi = hi % n;
-        }
-        nb->cart_nbr[2 * d] = lo < 0 ? MPI_PROC_NULL : c->rank + (lo - x) * stride;
-        nb->cart_nbr[2 * d + 1] = hi >= n ? MPI_PROC_NULL : c->rank + (hi - x) * stride;
-    }
+    for (int d = 0; d < c->ndims; d++)
+        mpii_cart_shift(c, d, 1, &nb->cart_nbr[2 * d], &nb->cart_nbr[2 * d + 1]);
     return MPI_SUCCESS;
 }
 
