@@ -7,7 +7,8 @@
  * default): the ranks' clocks are matched to rank 0's once (ping-pong
  * midpoints), every call i starts at all ranks at the same planned moment,
  * one window apart (three times a lone call, doubled when some rank
- * missed a start), and its time is the last rank's completion minus that
+ * missed a start; the widest over the algorithms timed at that size, as
+ * the idle time between calls changes their cost), and its time is the last rank's completion minus that
  * moment: what the pLogP models predict for one call (the root's first
  * send to the last completion), without the exit skew of a barrier in it.
  * The batch's time is the median over its calls; the reported time is the
@@ -374,15 +375,15 @@ static int agree(int ok)
  * period of rank 0's clock, and its time is the latest rank's completion
  * minus that moment: what a pLogP model predicts (from the root's first
  * send to the last rank's completion), with no barrier's exit skew in it.
- * A rank that reaches a start late (still busy, or not scheduled) counts
- * from the planned start, so that delay is measured too. Returns the mean
- * over the calls of that time at rank 0, seconds; *late gets the number of
- * starts missed by more than half a period (the period is then too short).
- * Over the calls it takes the median (the first call of a batch may meet
- * cold caches and pages). A batch times at most 64 calls (-i above that
- * only adds batches' worth of nothing: use -r for more samples).
+ * A call that some rank starts more than half a period late (it was still
+ * busy, or not scheduled) is left out: after a rank lost the CPU for a
+ * millisecond its next calls run back to back until it is on schedule
+ * again, and they time a pipeline, not a call. Returns the median over the
+ * other calls (the first call of a batch may meet cold caches and pages),
+ * seconds, at rank 0 (-1 when every call was late). A batch times at most 64 calls (-i above that only
+ * adds batches' worth of nothing: use -r for more samples).
  */
-static double window_batch(long m, long iters, double period, int *rc_p, int *late)
+static double window_batch(long m, long iters, double period, int *rc_p)
 {
     double d[64], plan[2];
     double t = 0.0;
@@ -402,30 +403,24 @@ static double window_batch(long m, long iters, double period, int *rc_p, int *la
         while ((now = bench_gnow()) < ti)
             if (oversub)
                 sched_yield();
-        if (now - ti > plan[1] / 2)
-            nlate++;
+        int was_late = now - ti > plan[1] / 2;
         if (rc == MPI_SUCCESS)
             rc = run_once(m);
-        d[i] = bench_gnow() - ti;
+        d[i] = was_late ? -1.0 : bench_gnow() - ti;
     }
     if (rank != 0) {
         MPI_Send(d, (int)n, MPI_DOUBLE, 0, TAG_SYNC, MPI_COMM_WORLD);
-        MPI_Send(&nlate, 1, MPI_INT, 0, TAG_SYNC, MPI_COMM_WORLD);
     } else {
         double x[64];
         for (int r = 1; r < nprocs; r++) {
-            int l;
             MPI_Recv(x, (int)n, MPI_DOUBLE, r, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Recv(&l, 1, MPI_INT, r, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             for (long i = 0; i < n; i++)
-                if (x[i] > d[i])
+                if (x[i] < 0.0 || (d[i] >= 0.0 && x[i] > d[i]))
                     d[i] = x[i];
-            nlate += l;
         }
-        t = median(d, (int)n);
+        t = median_on_time(d, (int)n, &nlate);
     }
     *rc_p = rc;
-    *late = nlate;
     return t;
 }
 
@@ -437,6 +432,7 @@ typedef struct {
     int rc;        /* the last call's return code */
     int bad_rc;    /* a call failed: the point is reported as failed */
     int n;         /* batches timed */
+    int all_late;  /* batches in a row with every call late (rank 0) */
     double v[1000];
 } point_t;
 
@@ -456,6 +452,7 @@ static void point_begin(point_t *pt, const char *algo, long m)
     pt->period = 0.0;
     pt->bad_rc = 0;
     pt->n = 0;
+    pt->all_late = 0;
     fill(m);
     pt->rc = run_once(m);
     long bad = pt->rc == MPI_SUCCESS ? check(m) : 0;
@@ -467,12 +464,17 @@ static void point_begin(point_t *pt, const char *algo, long m)
     }
     if (!sync_barrier && !pipelined && pt->rc == MPI_SUCCESS) {
         /* the window: three times the slowest rank's time of a lone call
-         * (after a barrier), plus 20 us; doubled after a batch with late
-         * starts */
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        pt->rc = run_once(m);
-        pt->period = 3.0 * max_over_ranks(MPI_Wtime() - t0) + 20e-6;
+         * (after a barrier; the median of 5), plus 20 us; doubled when too
+         * short (point_batch) */
+        double lone[5];
+        int k;
+        for (k = 0; k < 5 && pt->rc == MPI_SUCCESS; k++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            pt->rc = run_once(m);
+            lone[k] = max_over_ranks(MPI_Wtime() - t0);
+        }
+        pt->period = 3.0 * median(lone, k) + 20e-6;
         if (rank == 0)
             for (int q = 1; q < nprocs; q++)
                 MPI_Send(&pt->period, 1, MPI_DOUBLE, q, TAG_SYNC, MPI_COMM_WORLD);
@@ -491,13 +493,21 @@ static void point_batch(point_t *pt, long m, long iters)
     if (pt->bad_rc || pt->n >= (int)(sizeof pt->v / sizeof pt->v[0]))
         return;
     if (pt->period > 0.0) {
-        int late = 0;
-        t = window_batch(m, iters, pt->period, &rc, &late);
-        if (from_root(late > 0))
+        t = window_batch(m, iters, pt->period, &rc);
+        /* The window is too short when a call on time takes more than half
+         * of it (calls that start late are not the sign: a rank that lost
+         * its CPU for a while makes every call late until it catches up).
+         * Every call late: the plan came late, or the window is far too
+         * short; the second time in a row, it is the window. */
+        pt->all_late = t < 0.0 ? pt->all_late + 1 : 0;
+        if (from_root(t > pt->period / 2 || pt->all_late >= 2)) {
             pt->period *= 2.0;
+            pt->all_late = 0;
+        }
         pt->rc = rc;
         report_rc(pt, m);
-        pt->v[pt->n++] = t;
+        if (t >= 0.0)
+            pt->v[pt->n++] = t;
         return;
     }
     if (pipelined) {
@@ -530,6 +540,21 @@ static double point_end(point_t *pt)
     }
     return pt->n > 0 ? median(pt->v, pt->n) * 1e6 : -1.0;
 }
+
+#ifdef MBMPI_HAVE_COLL_EXT
+/* Give the n points whose timed[] is set the widest of their windows (the
+ * periods agree at every rank: rank 0 sent them). */
+static void share_window(point_t *pts, const int *timed, int n)
+{
+    double w = 0.0;
+    for (int i = 0; i < n; i++)
+        if (timed[i] && pts[i].period > w)
+            w = pts[i].period;
+    for (int i = 0; i < n; i++)
+        if (timed[i] && pts[i].period > 0.0)
+            pts[i].period = w;
+}
+#endif
 
 /* Check one call, then time REPS batches of ITERS calls in a row. */
 static double time_point(const char *algo, long m, long iters, int reps)
@@ -786,15 +811,24 @@ int main(int argc, char **argv)
         /* The batches interleave: round r times every algorithm once, so
          * that a change of the machine's speed during the point (another
          * job, the CPU's clock) falls on all of them alike instead of on
-         * whichever was being timed then. */
-        for (int r = 0; r < reps; r++)
-            for (int i = 0; i <= nalgo; i++) {
+         * whichever was being timed then; each round starts one algorithm
+         * further on, so no algorithm is always the one timed first. All
+         * share one window, the widest of theirs: the idle time between
+         * calls changes what a call costs (mbshm, P = 2, 1 B Bcast: 0.75-0.9
+         * us with calls 25 us apart, 1.1-1.5 us at 150 us), and windows
+         * sized per algorithm made identical algorithms differ by 30 %. */
+        share_window(pts, timed, nalgo + 1);
+        for (int r = 0; r < reps; r++) {
+            for (int j = 0; j <= nalgo; j++) {
+                int i = (j + r) % (nalgo + 1);
                 if (!timed[i])
                     continue;
                 MPIX_Coll_force(op_names[op], i < nalgo ? algo[i] : "auto");
                 point_batch(&pts[i], m, iters);
                 MPIX_Coll_force(op_names[op], "auto");
             }
+            share_window(pts, timed, nalgo + 1);
+        }
         for (int i = 0; i <= nalgo; i++) {
             if (!timed[i])
                 continue;

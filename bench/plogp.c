@@ -29,7 +29,9 @@
  *           start: both ranks' clocks are matched to rank 0's (ping-pong
  *           midpoints, bench_util.h), call i starts at both at the same
  *           planned moment, one window (3 RTT(m) + 20 us) apart, and takes
- *           until rank 1's MPI_Recv returns; the median over up to 64 calls.
+ *           until rank 1's MPI_Recv returns; the median over up to 64 calls
+ *           (leaving out the calls that a rank started more than half a
+ *           window late).
  *           What a hop of a collective costs when its ranks enter together
  *           (bench/coll times collectives the same way).
  *   XW(m)   the same for an exchange: both ranks MPI_Sendrecv m bytes with
@@ -142,11 +144,14 @@ static double measure_gamma(int reps, double scale)
  * period apart (the window method of bench/coll: clocks matched to rank
  * 0's at start-up); the median over the calls of the receiver's (OW) or
  * the later rank's (XW) completion minus the planned start, seconds, at
- * rank 0 (OW: at rank 1). */
+ * rank 0 (OW: at rank 1), or -1 when every call was late. As in bench/coll,
+ * a call that either rank starts more than half a period late is left out
+ * (after a rank lost its CPU for a while, its calls run back to back until
+ * it is on schedule again). */
 static double measure_sync(int q, int rank, char *buf, long m, long n, double period)
 {
     MPI_Comm w = MPI_COMM_WORLD;
-    int cnt = (int)m, peer = 1 - rank;
+    int cnt = (int)m, peer = 1 - rank, late;
     double d[SYNC_CALLS], x[SYNC_CALLS], start;
 
     if (n > SYNC_CALLS)
@@ -158,9 +163,10 @@ static double measure_sync(int q, int rank, char *buf, long m, long n, double pe
         MPI_Recv(&start, 1, MPI_DOUBLE, 0, TAG_SYNC, w, MPI_STATUS_IGNORE);
     }
     for (long i = 0; i < n; i++) {
-        double ti = start + (double)i * period;
-        while (bench_gnow() < ti)
+        double ti = start + (double)i * period, now;
+        while ((now = bench_gnow()) < ti)
             ;
+        int was_late = now - ti > period / 2;
         if (q == Q_XW)
             MPI_Sendrecv(buf, cnt, MPI_BYTE, peer, TAG_DATA, buf + m, cnt, MPI_BYTE, peer, TAG_DATA, w,
                          MPI_STATUS_IGNORE);
@@ -168,19 +174,20 @@ static double measure_sync(int q, int rank, char *buf, long m, long n, double pe
             MPI_Send(buf, cnt, MPI_BYTE, 1, TAG_DATA, w);
         else
             MPI_Recv(buf, cnt, MPI_BYTE, 0, TAG_DATA, w, MPI_STATUS_IGNORE);
-        d[i] = bench_gnow() - ti;
+        d[i] = was_late ? -1.0 : bench_gnow() - ti;
     }
-    if (q == Q_OW)
-        return rank == 1 ? median(d, (int)n) : 0.0;
-    if (rank == 1) {
-        MPI_Send(d, (int)n, MPI_DOUBLE, 0, TAG_SYNC, w);
+    /* OW: the receiver's times, gathered at rank 1; XW: the later rank's,
+     * at rank 0 */
+    int gather = q == Q_OW ? 1 : 0;
+    if (rank != gather) {
+        MPI_Send(d, (int)n, MPI_DOUBLE, gather, TAG_SYNC, w);
         return 0.0;
     }
-    MPI_Recv(x, (int)n, MPI_DOUBLE, 1, TAG_SYNC, w, MPI_STATUS_IGNORE);
+    MPI_Recv(x, (int)n, MPI_DOUBLE, peer, TAG_SYNC, w, MPI_STATUS_IGNORE);
     for (long i = 0; i < n; i++)
-        if (x[i] > d[i])
+        if (x[i] < 0.0 || (d[i] >= 0.0 && q == Q_XW && x[i] > d[i]))
             d[i] = x[i];
-    return median(d, (int)n);
+    return median_on_time(d, (int)n, &late);
 }
 
 static double measure(int q, int rank, char *buf, long m, long n, double tw, double rtt0, double period)
@@ -340,7 +347,12 @@ int main(int argc, char **argv)
             measure(q, rank, buf, m, n / 10 + 1, tw, rtt0, period); /* warm-up */
             for (int r = 0; r < reps; r++)
                 v[r] = measure(q, rank, buf, m, n, tw, rtt0, period);
-            res[k][q] = median(v, reps) * 1e6;
+            if (q == Q_OW || q == Q_XW) { /* -1: every call of that batch was late */
+                int late;
+                res[k][q] = median_on_time(v, reps, &late) * 1e6;
+            } else {
+                res[k][q] = median(v, reps) * 1e6;
+            }
             if (k == 0 && q == Q_RTT)
                 rtt0 = res[0][Q_RTT] * 1e-6;
             if (q == Q_RTT) {
