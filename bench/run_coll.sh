@@ -29,7 +29,14 @@
 #          / within 10 % of the fastest and the median relative error of the
 #          predictions, and plots bench/out/coll_<p>_<op>_P<P>.png like the
 #          seed paper's figures: time against m per algorithm, measured as
-#          points, predicted as lines, log axes.
+#          points, predicted as lines, log axes. With COLL_CALIBRATE=1
+#          each round first measures the model's parameters on each
+#          provider (bench/plogp, 2 ranks, -r 3, up to the largest size;
+#          contention, wake and turn carried over from mpi/coll/params) and
+#          runs that round's jobs with them (MBMPI_PLOGP_FILE): predictions
+#          and picks then meet the machine in the state the timings do (on
+#          a shared VM it drifts by 20 % and more within minutes), and each
+#          round is scored alone (points = rounds x sizes).
 #   peers  builds bench/coll with bin/mpicc, mpicc.openmpi and mpicc.mpich
 #          (a missing one is skipped with a message) and runs, for every
 #          operation x P, mbmpi (COLL_PEERS_PROVIDER, default mbshm: what
@@ -52,6 +59,7 @@
 #   COLL_RUN_BUDGET (25; peers 10)   bench/coll -t: no new size after this long
 #   COLL_TIMEOUT (60)            seconds per job (mpirun --timeout + timeout)
 #   COLL_BUDGET (270; peers 600) no job starts after this many seconds
+#   COLL_CALIBRATE (0)           coll: 1 = parameters measured every round
 #   COLL_ROUNDS (peers 3, coll 1) peers: rounds of mbmpi, Open MPI, MPICH;
 #                                coll: rounds of every job, each point the
 #                                median over them (coll_<p>_<op>_P<P>_r<k>.csv)
@@ -345,30 +353,57 @@ if [ "$MODE" = coll ]; then
         note "mpi.h has no MBMPI_HAVE_COLL_EXT: only the automatic choice can be timed"
     fi
     CROUNDS=${COLL_ROUNDS:-1}
-    total=$(($(echo $PROVIDERS | wc -w) * $(echo $OPS | wc -w) * $(echo $NPS | wc -w) * CROUNDS))
+    CAL=${COLL_CALIBRATE:-0}
+    if [ "$CAL" = 1 ]; then
+        build bin/mpicc bench/plogp.c "$BUILD/plogp" || exit 1
+        ncal=$(($(echo $PROVIDERS | wc -w) * CROUNDS))
+    else
+        ncal=0
+    fi
+    total=$(($(echo $PROVIDERS | wc -w) * $(echo $OPS | wc -w) * $(echo $NPS | wc -w) * CROUNDS + ncal))
     jobs=()
     # rounds outermost: the machine's speed drifts (on a shared VM by 2x and
     # more between minutes), and each round meets it at every job alike
-    for round in $(seq 1 "$CROUNDS"); do for p in $PROVIDERS; do for op in $OPS; do for np in $NPS; do
-        tag=coll_${p}_${op}_P$np
-        [ "$CROUNDS" -gt 1 ] && tag=${tag}_r$round
-        if ! t=$(run_timeout); then skip_job "coll $op P=$np $p${round:+ round $round}"; continue; fi
-        rm -f "$OUT/$tag.csv"
-        one_job "$tag" "coll $op P=$np $(provname "$p")$([ "$CROUNDS" -gt 1 ] && echo " r$round")" "$t" \
-            bin/mpirun -n "$np" --provider "$p" --timeout "$t" "$BUILD/coll" -c "$op" $(coll_args) \
-            --csv "$OUT/$tag.csv"
-        [ "$round" = 1 ] && [ -s "$OUT/$tag.csv" ] && jobs+=("${tag%_r1}")
-    done; done; done; done
+    for round in $(seq 1 "$CROUNDS"); do for p in $PROVIDERS; do
+        unset cal_file
+        if [ "$CAL" = 1 ]; then
+            # the model's parameters measured now, for this round's jobs on
+            # p (the fitted contention, wake and turn lines carried over)
+            cal=$OUT/calibrate_${p}_r$round.plogp
+            case $p in *shm*) d=shm ;; *) d=tcp ;; esac
+            if t=$(run_timeout) && one_job "calibrate_${p}_r$round" "plogp $(provname "$p") r$round" "$t" \
+                bin/mpirun -n 2 --provider "$p" --timeout "$t" "$BUILD/plogp" -p "$(provname "$p")" \
+                -r 3 -m "${SIZES#*:}" -o "$cal.tmp"; then
+                CARRY=$(grep -E '^(contention|wake|turn) ' "mpi/coll/params/$d.plogp") awk -v d="$d" \
+                    '/^# m_bytes/ { print "# contention, wake, turn: from mpi/coll/params/" d ".plogp"; print ENVIRON["CARRY"] } { print }' \
+                    "$cal.tmp" >"$cal" && cal_file=$cal
+            fi
+            rm -f "$cal.tmp"
+        fi
+        for op in $OPS; do for np in $NPS; do
+            tag=coll_${p}_${op}_P$np
+            [ "$CROUNDS" -gt 1 ] && tag=${tag}_r$round
+            if ! t=$(run_timeout); then skip_job "coll $op P=$np $p${round:+ round $round}"; continue; fi
+            rm -f "$OUT/$tag.csv"
+            one_job "$tag" "coll $op P=$np $(provname "$p")$([ "$CROUNDS" -gt 1 ] && echo " r$round")" "$t" \
+                env ${cal_file:+MBMPI_PLOGP_FILE=$cal_file} \
+                bin/mpirun -n "$np" --provider "$p" --timeout "$t" "$BUILD/coll" -c "$op" $(coll_args) \
+                --csv "$OUT/$tag.csv"
+            [ "$round" = 1 ] && [ -s "$OUT/$tag.csv" ] && jobs+=("${tag%_r1}")
+        done; done
+    done; done
 
     if [ "$CROUNDS" -gt 1 ]; then
         # one CSV per job: every (m, algorithm) measured = the median over the
-        # rounds that timed it (predictions and picks do not change)
+        # rounds that timed it, and so the prediction (the same in every
+        # round unless COLL_CALIBRATE); the picks are round 1's
         for tag in "${jobs[@]}"; do
             awk -F, "$AWK_MED"'
                 FNR == 1 { if (NR == 1) print; next }
-                { k = $1 FS $2 FS $3 FS $4; if (!(k in pred)) { ord[++n] = k; pred[k] = $6; ch[k] = $7 }
-                  if ($5 > 0) v[k] = v[k] " " $5 }
-                END { for (i = 1; i <= n; i++) { k = ord[i]; printf "%s,%s,%s,%s\n", k, (v[k] != "" ? sprintf("%.3f", med(v[k])) : ""), pred[k], ch[k] } }' \
+                { k = $1 FS $2 FS $3 FS $4; if (!(k in ch)) { ord[++n] = k; ch[k] = $7 }
+                  if ($5 > 0) v[k] = v[k] " " $5
+                  if ($6 > 0) pr[k] = pr[k] " " $6 }
+                END { for (i = 1; i <= n; i++) { k = ord[i]; printf "%s,%s,%s,%s\n", k, (v[k] != "" ? sprintf("%.3f", med(v[k])) : ""), (pr[k] != "" ? sprintf("%.3f", med(pr[k])) : "-1"), ch[k] } }' \
                 "$OUT/${tag}"_r*.csv >"$OUT/$tag.csv"
         done
         # the per-algorithm tables of the medians
@@ -413,11 +448,14 @@ if [ "$MODE" = coll ]; then
             printf "%s,%s,%s,%d,%d,%d,%s,%s\n", prov, op, P, n, f, w,
                 ne ? sprintf("%.1f", 100 * med(er, ne)) : "", na ? sprintf("%.1f", 100 * med(ea, na)) : ""
         }'
+    # calibrated every round, each round is scored alone against its own
+    # parameters and picks (points = rounds x sizes)
     all=()
     for tag in "${jobs[@]}"; do
         p=${tag#coll_}; p=${p%%_*}
-        awk -F, -v prov="$p" "$score" "$OUT/$tag.csv" >>"$summary"
-        all+=("$OUT/$tag.csv")
+        if [ "$CAL" = 1 ] && [ "$CROUNDS" -gt 1 ]; then files=("$OUT/${tag}"_r*.csv); else files=("$OUT/$tag.csv"); fi
+        awk -F, -v prov="$p" "$score" "${files[@]}" >>"$summary"
+        all+=("${files[@]}")
     done
     [ ${#all[@]} -gt 1 ] && awk -F, -v prov=all "$score" "${all[@]}" >>"$summary"
     echo "#"

@@ -676,7 +676,17 @@ static int applies(const algo_info_t *a, int P, double m, long count, int commut
 }
 
 /* The model's time: the pLogP formula, and with more ranks on this host
- * than CPUs at least the CPU work shared by the CPUs. */
+ * than CPUs at least the CPU work shared by the CPUs.
+ *
+ * Oversubscribed, the ranks also do not start together: when the call is
+ * due everywhere, the CPUs are running other ranks, and the last rank to
+ * get one enters about a scheduling turn (wake) late. That adds one wake to
+ * every algorithm alike (no choice changes), and the predictions were
+ * short by about that: bench/coll sweep at P = 4, 6, 8 on 2 CPUs,
+ * 2026-12-02, 1 B-1 KiB Bcast and Scatter over mbshm measured 3.4-5.7 us
+ * above the model for flat and binomial trees and chains alike (wake 3.3);
+ * re-scoring the sweep with one wake added took the median error at P >= 4
+ * from 29 to 15 % over mbshm and from 19 to 17 % over tcp;ofi_rxm. */
 static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double m, double s)
 {
     double t = a->cost(pm, P, m, s);
@@ -685,7 +695,7 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
         if (w > t)
             t = w;
     }
-    return t;
+    return oversubscribed ? t + pm->wake : t;
 }
 
 /* Cost of one algorithm; for segmented ones the best s = m / 2^i (s >= 1)
@@ -700,7 +710,14 @@ static double eval(const algo_info_t *a, int P, double m, double *seg)
     if (P <= 1)
         return 0.0;
     best = timed(a, pm, P, m, m);
-    if ((a->flags & A_SEG) && (P < host_ranks ? P : host_ranks) <= host_cpus) {
+    /* At P = 2 a segmented chain or tree is the root sending its segments
+     * to one rank: no stage runs beside another (the transport already
+     * pipelines a long message), and each segment adds its own costs. The
+     * stream gap g(s) still made short segments look cheaper: bench/coll,
+     * P = 2, 1 MiB Bcast (2026-12-02): the chain with the model's segments
+     * 128 us against 106 unsegmented over mbshm, 462 against 403 over
+     * tcp;ofi_rxm. */
+    if ((a->flags & A_SEG) && P > 2 && (P < host_ranks ? P : host_ranks) <= host_cpus) {
         for (s = floor(m / 2); s >= 1.0; s = floor(s / 2)) {
             double t = timed(a, pm, P, m, s);
             if (t < best) {

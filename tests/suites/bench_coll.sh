@@ -89,5 +89,25 @@ if [ -s "$f" ]; then
     fi
 fi
 
+# ---- run_coll.sh coll with COLL_CALIBRATE=1: parameters measured per round ----
+out=$tmp/cal.txt
+if BENCH_OUT=$tmp/cal COLL_OPS=bcast COLL_NP=3 COLL_SIZES=1:64 COLL_FACTOR=8 COLL_REPS=1 COLL_ROUNDS=2 \
+    COLL_PROVIDERS=mbshm COLL_CALIBRATE=1 timeout -k 3 120 bash bench/run_coll.sh coll >"$out" 2>&1; then
+    good=1
+    for r in 1 2; do
+        c=$tmp/cal/calibrate_mbshm_r$r.plogp
+        [ -s "$c" ] && grep -q '^wake ' "$c" && grep -q '^turn ' "$c" &&
+            [ "$(grep -c '^[0-9]' "$c")" = 7 ] || good=0 # m = 1 .. 64
+    done
+    # each round scored alone: 2 rounds x 3 sizes
+    if [ $good = 1 ] && awk -F, '$1 == "mbshm" && $4 == 6 { f = 1 } END { exit !f }' "$tmp/cal/coll_summary.csv"; then
+        ok "run_coll.sh coll, COLL_CALIBRATE=1: a parameter file per round (wake, turn carried over), 6 points scored"
+    else
+        nok "run_coll.sh coll, COLL_CALIBRATE=1: files or summary" "$out"
+    fi
+else
+    nok "run_coll.sh coll, COLL_CALIBRATE=1 (exit status)" "$out"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -148,5 +148,37 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     report $? "8 ranks on $(nproc) CPUs: Bcast 8-64 B picks '$with' with the wake-up term, '$without' without (want flat / binomial)"
 fi
 
+# P = 2: a segmented chain or binary tree is the root sending its segments
+# to the one other rank, nothing in parallel, so the model prices them
+# unsegmented, as one message like the flat tree (before, 1 MiB over mbshm
+# was predicted 67 us with the chain's segments against 96 for flat, and
+# the chain was chosen; it measured 128 against 106)
+if [ -x build/bench/coll ]; then
+    p2=$(timeout -k 5 60 bin/mpirun -n 2 --timeout 60 build/bench/coll -c bcast -m 1K:4M -f 4 --predict-only 2>&1)
+    awk '$1 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ { t[$1, $2] = $4; m[$1] = 1 }
+         END { for (s in m) { n++; if (t[s, "chain"] != t[s, "flat"] || t[s, "bintree"] != t[s, "flat"]) bad++ }
+               exit !(n == 7 && !bad) }' <<<"$p2"
+    report $? "P = 2: Bcast chain and bintree predicted as one message, like flat (1 KiB-4 MiB)"
+fi
+
+# more ranks than CPUs: the ranks of a call do not start together (the
+# last gets a CPU about a scheduling turn late), so every algorithm costs
+# one wake more. A flat Bcast of 64 B at P = 8 with the made-up network
+# above: 6 g + OW + W 7/8 with W = wake (ranks per CPU - 1), plus that one
+# wake: with wake 100 it costs 100 ((k - 1) 7/8 + 1) more than with wake 0
+# (k = 8 / CPUs), 87.5 less without the new term.
+if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
+    sed 's/^L 1$/L 1\nwake 100/' "$tmp/ow.plogp" >"$tmp/ow_w100.plogp"
+    sed 's/^L 1$/L 1\nwake 0/' "$tmp/ow.plogp" >"$tmp/ow_w0.plogp"
+    flat() { # the predicted time of the flat Bcast of 64 B at P = 8
+        MBMPI_PLOGP_FILE="$1" timeout -k 5 60 bin/mpirun -n 8 --timeout 60 build/bench/coll -c bcast \
+            -m 64:64 -a flat --predict-only 2>&1 | awk '$1 == 64 && $2 == "flat" { print $4 }'
+    }
+    w100=$(flat "$tmp/ow_w100.plogp") w0=$(flat "$tmp/ow_w0.plogp")
+    awk -v a="$w100" -v b="$w0" -v c="$(nproc)" \
+        'BEGIN { k = 8 / c; want = 100 * ((k - 1) * 7 / 8 + 1); d = a - b; exit !(a != "" && b != "" && d > want - 0.1 && d < want + 0.1) }'
+    report $? "8 ranks on $(nproc) CPUs: flat Bcast of 64 B predicted '$w100' us with wake 100, '$w0' with wake 0 (one wake more for the late start)"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
