@@ -49,15 +49,14 @@ static inline double median(double *v, int n)
 }
 
 /* Median of the values of v[0..n-1] that are not negative (calls timed
- * from synchronised starts mark a late start -1: see bench_late), or -1
- * when none is; *late gets the count of the others. Reorders v. */
-static inline double median_on_time(double *v, int n, int *late)
+ * from synchronised starts mark a call started late -1), or -1 when none
+ * is. Reorders v. */
+static inline double median_on_time(double *v, int n)
 {
     int k = 0;
     for (int i = 0; i < n; i++)
         if (v[i] >= 0.0)
             v[k++] = v[i];
-    *late = n - k;
     return k > 0 ? median(v, k) : -1.0;
 }
 

@@ -6,10 +6,10 @@
  * batch of ITERS calls with synchronised starts (--sync window, the
  * default): the ranks' clocks are matched to rank 0's once (ping-pong
  * midpoints), every call i starts at all ranks at the same planned moment,
- * one window apart (three times a lone call, doubled when some rank
- * missed a start; the widest over the algorithms timed at that size, as
- * the idle time between calls changes their cost), and its time is the last rank's completion minus that
- * moment: what the pLogP models predict for one call (the root's first
+ * one window apart (three times the median of 5 lone calls, the widest
+ * over the algorithms timed at that size, as the idle time between calls
+ * changes their cost; doubled when too short), and its time is the last
+ * rank's completion minus that moment: what the pLogP models predict for one call (the root's first
  * send to the last completion), without the exit skew of a barrier in it.
  * The batch's time is the median over its calls; the reported time is the
  * median over REPS batches. The algorithms' batches interleave (round r
@@ -380,15 +380,16 @@ static int agree(int ok)
  * millisecond its next calls run back to back until it is on schedule
  * again, and they time a pipeline, not a call. Returns the median over the
  * other calls (the first call of a batch may meet cold caches and pages),
- * seconds, at rank 0 (-1 when every call was late). A batch times at most 64 calls (-i above that only
- * adds batches' worth of nothing: use -r for more samples).
+ * seconds, at rank 0 (-1 when every call was late). A batch times at most
+ * 64 calls (-i above that only adds batches' worth of nothing: use -r for
+ * more samples).
  */
 static double window_batch(long m, long iters, double period, int *rc_p)
 {
     double d[64], plan[2];
     double t = 0.0;
     long n = iters < 64 ? iters : 64;
-    int rc = MPI_SUCCESS, nlate = 0;
+    int rc = MPI_SUCCESS;
 
     if (rank == 0) {
         plan[0] = bench_gnow() + 2e-3 + 20e-6 * nprocs; /* time for the plan to reach everyone */
@@ -418,7 +419,7 @@ static double window_batch(long m, long iters, double period, int *rc_p)
                 if (x[i] < 0.0 || (d[i] >= 0.0 && x[i] > d[i]))
                     d[i] = x[i];
         }
-        t = median_on_time(d, (int)n, &nlate);
+        t = median_on_time(d, (int)n);
     }
     *rc_p = rc;
     return t;

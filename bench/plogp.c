@@ -151,7 +151,7 @@ static double measure_gamma(int reps, double scale)
 static double measure_sync(int q, int rank, char *buf, long m, long n, double period)
 {
     MPI_Comm w = MPI_COMM_WORLD;
-    int cnt = (int)m, peer = 1 - rank, late;
+    int cnt = (int)m, peer = 1 - rank;
     double d[SYNC_CALLS], x[SYNC_CALLS], start;
 
     if (n > SYNC_CALLS)
@@ -187,7 +187,7 @@ static double measure_sync(int q, int rank, char *buf, long m, long n, double pe
     for (long i = 0; i < n; i++)
         if (x[i] < 0.0 || (d[i] >= 0.0 && q == Q_XW && x[i] > d[i]))
             d[i] = x[i];
-    return median_on_time(d, (int)n, &late);
+    return median_on_time(d, (int)n);
 }
 
 static double measure(int q, int rank, char *buf, long m, long n, double tw, double rtt0, double period)
@@ -347,12 +347,8 @@ int main(int argc, char **argv)
             measure(q, rank, buf, m, n / 10 + 1, tw, rtt0, period); /* warm-up */
             for (int r = 0; r < reps; r++)
                 v[r] = measure(q, rank, buf, m, n, tw, rtt0, period);
-            if (q == Q_OW || q == Q_XW) { /* -1: every call of that batch was late */
-                int late;
-                res[k][q] = median_on_time(v, reps, &late) * 1e6;
-            } else {
-                res[k][q] = median(v, reps) * 1e6;
-            }
+            /* OW, XW: -1 when every call of that batch was late */
+            res[k][q] = (q == Q_OW || q == Q_XW ? median_on_time(v, reps) : median(v, reps)) * 1e6;
             if (k == 0 && q == Q_RTT)
                 rtt0 = res[0][Q_RTT] * 1e-6;
             if (q == Q_RTT) {

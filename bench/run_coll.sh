@@ -193,6 +193,17 @@ finish() {
     exit $rc_all
 }
 
+# carry_lines <provider>: the lines bench/plogp does not measure (contention,
+# wake, turn: fitted on bench/coll sweeps), from the built-in file, with a
+# comment saying so
+carry_lines() {
+    local d lines
+    case $1 in *shm*) d=shm ;; *) d=tcp ;; esac
+    lines=$(grep -E '^(contention|wake|turn) ' "mpi/coll/params/$d.plogp")
+    [ -n "$lines" ] && printf '# contention, wake, turn: not measured by bench/plogp; from mpi/coll/params/%s.plogp\n%s\n' \
+        "$d" "$lines"
+}
+
 # ==== plogp =================================================================
 if [ "$MODE" = plogp ]; then
     PPROVS=${PLOGP_PROVIDERS:-mbshm tcp}
@@ -241,11 +252,7 @@ if [ "$MODE" = plogp ]; then
         # and its contention ratio until the fit below replaces it (that fit
         # needs P <= CPUs at P = 4 or 8, where the CPU-work bound does not
         # decide the prediction)
-        case $p in *shm*) d=shm ;; *) d=tcp ;; esac
-        carry=$(grep -E '^(contention|wake|turn) ' "mpi/coll/params/$d.plogp")
-        [ -n "$carry" ] && carry="# contention, wake, turn: not measured by bench/plogp; from mpi/coll/params/$d.plogp
-$carry"
-        PLOGP_CARRY=$carry awk -v runs=${#runs[@]} "$merge" $(printf "$OUT/plogp_$p.r%s.plogp " "${runs[@]}") \
+        PLOGP_CARRY=$(carry_lines "$p") awk -v runs=${#runs[@]} "$merge" $(printf "$OUT/plogp_$p.r%s.plogp " "${runs[@]}") \
             >"$OUT/plogp_$p.plogp"
         awk -F, -v csv=1 -v runs=${#runs[@]} "$merge" $(printf "$OUT/plogp_$p.r%s.csv " "${runs[@]}") >"$OUT/plogp_$p.csv"
         note "$(provname "$p"): $OUT/plogp_$p.plogp, the median of ${#runs[@]} runs"
@@ -370,13 +377,11 @@ if [ "$MODE" = coll ]; then
             # the model's parameters measured now, for this round's jobs on
             # p (the fitted contention, wake and turn lines carried over)
             cal=$OUT/calibrate_${p}_r$round.plogp
-            case $p in *shm*) d=shm ;; *) d=tcp ;; esac
             if t=$(run_timeout) && one_job "calibrate_${p}_r$round" "plogp $(provname "$p") r$round" "$t" \
                 bin/mpirun -n 2 --provider "$p" --timeout "$t" "$BUILD/plogp" -p "$(provname "$p")" \
                 -r 3 -m "${SIZES#*:}" -o "$cal.tmp"; then
-                CARRY=$(grep -E '^(contention|wake|turn) ' "mpi/coll/params/$d.plogp") awk -v d="$d" \
-                    '/^# m_bytes/ { print "# contention, wake, turn: from mpi/coll/params/" d ".plogp"; print ENVIRON["CARRY"] } { print }' \
-                    "$cal.tmp" >"$cal" && cal_file=$cal
+                CARRY=$(carry_lines "$p") awk '/^# m_bytes/ { print ENVIRON["CARRY"] } { print }' "$cal.tmp" >"$cal" &&
+                    cal_file=$cal
             fi
             rm -f "$cal.tmp"
         fi
