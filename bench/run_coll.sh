@@ -14,7 +14,10 @@
 #          fitted "wake" and "turn" lines are carried over from those),
 #          plogp_<p>.r<k>.plogp per run, plogp_<p>.csv and
 #          plogp_<p>.png (o_s, o_r, g and RTT/2 against m, log-log, L as a
-#          line). Then fits the all-to-all contention ratio c of each file
+#          line). For mbshm each run also measures with MBMPI_SHM_CMA=0
+#          (plogp_mbshm_ring.*): its rows from 32 KiB become the file's
+#          "ring" lines, what one-way messages cost when ranks outnumber
+#          CPUs (mpi/coll/plogp.h). Then fits the all-to-all contention ratio c of each file
 #          (the seed's network "signature"): times alltoall "rotated" forced
 #          at P in PLOGP_FIT_NP with that file loaded, asks the model (bench/coll
 #          --predict-only) for T0 and T1, its prediction with c = 0 and c = 1
@@ -204,24 +207,39 @@ carry_lines() {
         "$d" "$lines"
 }
 
+# ring_lines <file>: the rows of 32 KiB and more (mbshm's SHM_CMA_MIN) of a
+# file measured under MBMPI_SHM_CMA=0, as the "ring m os or g ow" lines the
+# model uses for one-way messages when ranks outnumber CPUs (plogp.h)
+ring_lines() {
+    echo "# one-way through the rings (bench/plogp with MBMPI_SHM_CMA=0): ring m_bytes os_us or_us g_us ow_us"
+    awk '$1 ~ /^[0-9]+$/ && $1 >= 32768 && NF == 7 { print "ring", $1, $2, $3, $4, $6 }' "$1"
+}
+# the pseudo-provider of those runs
+RING=mbshm_ring
+
 # ==== plogp =================================================================
 if [ "$MODE" = plogp ]; then
     PPROVS=${PLOGP_PROVIDERS:-mbshm tcp}
     PRUNS=${PLOGP_RUNS:-3}
     build bin/mpicc bench/plogp.c "$BUILD/plogp" || exit 1
-    total=$(($(echo $PPROVS | wc -w) * PRUNS))
+    MPROVS=$PPROVS
+    case " $PPROVS " in *" mbshm "*) MPROVS="$PPROVS $RING" ;; esac
+    total=$(($(echo $MPROVS | wc -w) * PRUNS))
     BUDGET=100000
     TMO=${PLOGP_TIMEOUT:-120}
     # runs outermost: a change of the machine's speed falls on every provider
-    for run in $(seq 1 "$PRUNS"); do for p in $PPROVS; do
+    for run in $(seq 1 "$PRUNS"); do for p in $MPROVS; do
         rm -f "$OUT/plogp_$p.r$run.plogp" "$OUT/plogp_$p.r$run.csv"
+        cma=
+        q=$p
+        [ "$p" = $RING ] && cma=MBMPI_SHM_CMA=0 q=mbshm
         one_job "plogp_${p}_r$run" "plogp $(provname "$p") run $run" "$TMO" \
-            bin/mpirun -n 2 --provider "$p" --timeout "$TMO" "$BUILD/plogp" -p "$(provname "$p")" \
+            env $cma bin/mpirun -n 2 --provider "$q" --timeout "$TMO" "$BUILD/plogp" -p "$(provname "$p")" \
             -r "${PLOGP_REPS:-5}" -i "${PLOGP_SCALE:-1.0}" -m "${PLOGP_MAX:-4M}" \
             -o "$OUT/plogp_$p.r$run.plogp" --csv "$OUT/plogp_$p.r$run.csv"
     done; done
     # merge: every value (L, gamma, each row's columns) the median over the runs
-    for p in $PPROVS; do
+    for p in $MPROVS; do
         runs=()
         for run in $(seq 1 "$PRUNS"); do
             [ -s "$OUT/plogp_$p.r$run.plogp" ] && [ -s "$OUT/plogp_$p.r$run.csv" ] && runs+=("$run")
@@ -257,6 +275,10 @@ if [ "$MODE" = plogp ]; then
         awk -F, -v csv=1 -v runs=${#runs[@]} "$merge" $(printf "$OUT/plogp_$p.r%s.csv " "${runs[@]}") >"$OUT/plogp_$p.csv"
         note "$(provname "$p"): $OUT/plogp_$p.plogp, the median of ${#runs[@]} runs"
     done
+    if [ -s "$OUT/plogp_$RING.plogp" ] && [ -s "$OUT/plogp_mbshm.plogp" ]; then
+        ring_lines "$OUT/plogp_$RING.plogp" >>"$OUT/plogp_mbshm.plogp"
+        note "mbshm: ring lines from $OUT/plogp_$RING.plogp appended to $OUT/plogp_mbshm.plogp"
+    fi
     # ---- the all-to-all contention ratio of each file
     FIT_NP=${PLOGP_FIT_NP-4 8}
     if [ -n "$FIT_NP" ] && ! grep -q MBMPI_HAVE_COLL_EXT mpi/include/mpi.h; then
@@ -364,6 +386,7 @@ if [ "$MODE" = coll ]; then
     if [ "$CAL" = 1 ]; then
         build bin/mpicc bench/plogp.c "$BUILD/plogp" || exit 1
         ncal=$(($(echo $PROVIDERS | wc -w) * CROUNDS))
+        case " $PROVIDERS " in *" mbshm "*) ncal=$((ncal + CROUNDS)) ;; esac
     else
         ncal=0
     fi
@@ -383,7 +406,14 @@ if [ "$MODE" = coll ]; then
                 CARRY=$(carry_lines "$p") awk '/^# m_bytes/ { print ENVIRON["CARRY"] } { print }' "$cal.tmp" >"$cal" &&
                     cal_file=$cal
             fi
-            rm -f "$cal.tmp"
+            # and mbshm's one-way costs through the rings
+            if [ "$p" = mbshm ] && [ -n "${cal_file:-}" ] && t=$(run_timeout) &&
+                one_job "calibrate_${RING}_r$round" "plogp $RING r$round" "$t" \
+                    env MBMPI_SHM_CMA=0 bin/mpirun -n 2 --provider mbshm --timeout "$t" "$BUILD/plogp" \
+                    -p $RING -r 3 -m "${SIZES#*:}" -o "$cal.ring"; then
+                ring_lines "$cal.ring" >>"$cal"
+            fi
+            rm -f "$cal.tmp" "$cal.ring"
         fi
         for op in $OPS; do for np in $NPS; do
             tag=coll_${p}_${op}_P$np

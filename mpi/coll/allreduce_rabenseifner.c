@@ -18,6 +18,7 @@
  *   T = [P != P'] (2 (g(m) + L) + gamma m)
  *     + sum_{j=1}^{log2 P'} (x(m/2^j) + L + gamma m/2^j)    reduce-scatter
  *     + sum_{j=1}^{log2 P'} (x(m/2^j) + L)                  allgather
+ *     + gamma m          the input copied to recvbuf (not in place)
  *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
  *   sends and receives at once: see mpi/coll/model.c).
  *   About 2m bytes per rank against recursive doubling's m log2 P'.

@@ -25,6 +25,7 @@
  * local reduction time per byte, not a pLogP parameter):
  *   T = log2 P' * (L + x(m) + gamma * m)            when P = P'
  *     + 2 * (L + g(m)) + gamma * m                  more when P != P'
+ *     + gamma * m       the input copied to recvbuf (not in place)
  *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
  *   sends and receives at once: see mpi/coll/model.c).
  *   Each round moves the full m bytes both ways, so for large m a

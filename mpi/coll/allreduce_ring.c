@@ -12,6 +12,7 @@
  *
  * Cost (pLogP: L, g; P ranks, m bytes, gamma the cost of combining a byte):
  *   T = 2 (P - 1) (x(m/P) + L) + (P - 1) gamma m / P
+ *     + gamma m          the input copied to recvbuf (not in place)
  *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
  *   sends and receives at once: see mpi/coll/model.c).
  *   Bandwidth-optimal (2m (P-1)/P bytes per rank, every link busy every

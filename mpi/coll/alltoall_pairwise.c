@@ -19,7 +19,8 @@
  *
  * Cost (pLogP: L latency, g(m) gap of an m-byte message, P ranks, m the
  * block size):
- *   T = (P - 1) * (L + x(m)); each step waits for the slowest pair.
+ *   T = (P - 1) * (L + x(m)) + gamma m; each step waits for the slowest
+ *   pair; gamma m is the copy of the own block (first, priced as combining).
  *   x(m) = max(g(m), o_s(m) + o_r(m)) is an exchange step's cost (each rank
  *   sends and receives at once: see mpi/coll/model.c). The
  *   rotated direct exchange (all at once) overlaps the steps for small m;

@@ -14,7 +14,10 @@
  * contention ratio in [0, 1], the network's "signature" in the seed):
  *   lower = (P - 1) (o_s(m) + o_r(m)) + L    sends overlap fully
  *   upper = (P - 1) g(m) + L                 the link serialises them
- *   T = lower + c (upper - lower)
+ *   T = max(lower + c (upper - lower), X(m)) + gamma m
+ *   X(m) one exchange step (every rank sends and receives at once; P = 2
+ *   is exactly one), gamma m the own block's copy, done while the
+ *   messages travel (alltoall_direct.c).
  *
  * Limits:
  *   Any P. sendbuf is never MPI_IN_PLACE here (coll_more.c copies the input

@@ -59,6 +59,11 @@ static void set_over_model(void)
     oversubscribed = k > 1.0;
     over_model = model;
     if (oversubscribed) {
+        /* mbshm then sends one-way writes through its rings (mpi/shm_tune.c):
+         * their "ring" lines, 1.4-2.5x the single copies' costs from 256 KiB
+         * to 1 MiB (2026-12-03); the same sweep's big messages at P = 4 and
+         * 8 had been predicted 20 and 45 % short (median) */
+        mpii_plogp_apply_ring(&over_model);
         over_model.wait = model.wake * (k - 1.0);
         over_model.msg_extra = model.turn;
     }
@@ -268,6 +273,13 @@ static double fold(const mpii_plogp_t *pp, int P, double m, int both)
     return (both ? 2 : 1) * HOP(m) + pp->gamma * m;
 }
 
+/* The allreduce algorithms first copy the input to recvbuf (a program
+ * that is not in place): priced as combining, as out of cache the two cost
+ * the same (1 MiB: 0.098 against 0.099 ns per byte, 2026-12-03). Without
+ * it a 1 MiB Allreduce at P = 2 over mbshm was predicted at 150-213 us
+ * against 445-620 measured. */
+#define COPY(x) (pp->gamma * (x))
+
 /* recursive halving over P' ranks: round j moves m / 2^j, both ways
  * (exchange) or one way (the gather of Rabenseifner's Reduce) */
 static double halving(const mpii_plogp_t *pp, int P, double m, int combine, int exchange)
@@ -290,7 +302,7 @@ static double c_reduce_rabenseifner(const mpii_plogp_t *pp, int P, double m, dou
 static double c_allreduce_recursive_doubling(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return floor_log2(P) * (XHOP(m) + pp->gamma * m) + fold(pp, P, m, 1);
+    return floor_log2(P) * (XHOP(m) + pp->gamma * m) + fold(pp, P, m, 1) + COPY(m);
 }
 
 static double c_allreduce_reduce_bcast(const mpii_plogp_t *pp, int P, double m, double s)
@@ -309,13 +321,13 @@ static double c_allreduce_reduce_bcast(const mpii_plogp_t *pp, int P, double m, 
 static double c_allreduce_rabenseifner(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return fold(pp, P, m, 1) + halving(pp, P, m, 1, 1) + halving(pp, P, m, 0, 1);
+    return fold(pp, P, m, 1) + halving(pp, P, m, 1, 1) + halving(pp, P, m, 0, 1) + COPY(m);
 }
 
 static double c_allreduce_ring(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return 2 * (P - 1) * XHOP(m / P) + (P - 1) * pp->gamma * m / P;
+    return 2 * (P - 1) * XHOP(m / P) + (P - 1) * pp->gamma * m / P + COPY(m);
 }
 
 /* --- scatter / gather (m = one block) --- */
@@ -377,10 +389,24 @@ static double between(double lo, double hi, double c)
     return hi > lo ? lo + c * (hi - lo) : hi + c * (lo - hi);
 }
 
+/* Every rank of a direct exchange sends and receives at once, which the
+ * one-way bounds above do not count: at least one exchange step. P = 2 is
+ * exactly one (bench/coll over mbshm, 2026-12-03: direct and rotated 35 %
+ * above the one-way bound at every size, pairwise, priced as an exchange,
+ * within 6-10 %). Then the own block's copy, priced as combining: out of
+ * cache the two cost the same (1 MiB: 0.098 against 0.099 ns per byte). */
+static double a2a_direct_floor(const mpii_plogp_t *pp, int P, double t, double m)
+{
+    /* the step's own time with the bounds' wait for the last of P - 1
+     * senders (oversubscribed), not an exchange step's two waits */
+    double x = XHOP(m) - 2.0 * waits(pp, 1) + waits(pp, P - 1);
+    return (t > x ? t : x) + COPY(m);
+}
+
 static double c_alltoall_rotated(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return between(a2a_lower(pp, P, m), a2a_upper(pp, P, m), pp->contention);
+    return a2a_direct_floor(pp, P, between(a2a_lower(pp, P, m), a2a_upper(pp, P, m), pp->contention), m);
 }
 
 static double c_alltoall_direct(const mpii_plogp_t *pp, int P, double m, double s)
@@ -390,13 +416,14 @@ static double c_alltoall_direct(const mpii_plogp_t *pp, int P, double m, double 
      * it gets its P - 1 blocks in a burst and takes them one after the
      * other, while the next receivers wait for their own burst */
     double c = 2 * pp->contention < 1.0 ? 2 * pp->contention : 1.0;
-    return between(a2a_lower(pp, P, m), a2a_upper(pp, P, m), c) + (P - 2) * OR(m);
+    return a2a_direct_floor(pp, P, between(a2a_lower(pp, P, m), a2a_upper(pp, P, m), c) + (P - 2) * OR(m), m);
 }
 
+/* the own block is copied first */
 static double c_alltoall_pairwise(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
-    return (P - 1) * XHOP(m);
+    return (P - 1) * XHOP(m) + COPY(m);
 }
 
 static double c_alltoall_bruck(const mpii_plogp_t *pp, int P, double m, double s)

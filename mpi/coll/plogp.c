@@ -95,6 +95,21 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
             }
             continue;
         }
+        if (!strcmp(tok[0], "ring")) {
+            int i = p->nring;
+            if (ntok != 6)
+                return fail(err, errlen, lineno, "expected \"ring m_bytes os_us or_us g_us ow_us\"");
+            if (i == MPII_PLOGP_MAX_ROWS)
+                return fail(err, errlen, lineno, "too many ring lines");
+            if (number(tok[1], &p->ring_m[i]) || number(tok[2], &p->ring_os[i]) ||
+                number(tok[3], &p->ring_or[i]) || number(tok[4], &p->ring_g[i]) ||
+                number(tok[5], &p->ring_ow[i]))
+                return fail(err, errlen, lineno, "a field is not a non-negative number");
+            if (i > 0 && p->ring_m[i] <= p->ring_m[i - 1])
+                return fail(err, errlen, lineno, "ring m_bytes must be strictly increasing");
+            p->nring++;
+            continue;
+        }
         if (ntok != 4 && ntok != 5 && ntok != 7)
             return fail(err, errlen, lineno,
                         "expected \"m_bytes os_us or_us g_us [rtt_us [ow_us xw_us]]\" (4, 5 or 7 numbers)");
@@ -162,43 +177,60 @@ int mpii_plogp_load_file(const char *path, mpii_plogp_t *p, char *err, size_t er
     return rc;
 }
 
-/* Piecewise-linear interpolation of column y at m. */
-static double interp(const mpii_plogp_t *p, const double *y, double m)
+/* Piecewise-linear interpolation of y over the n sizes x at m. */
+static double interp_n(const double *x, int n, const double *y, double m)
 {
-    int n = p->nrows;
     int i;
     double v;
 
-    if (m <= p->m[0])
+    if (n == 1 || m <= x[0])
         return y[0];
-    if (m >= p->m[n - 1])
+    if (m >= x[n - 1])
         i = n - 2; /* extend the last segment's slope */
     else
-        for (i = 0; i < n - 2 && m > p->m[i + 1]; i++)
+        for (i = 0; i < n - 2 && m > x[i + 1]; i++)
             ;
-    v = y[i] + (y[i + 1] - y[i]) * (m - p->m[i]) / (p->m[i + 1] - p->m[i]);
+    v = y[i] + (y[i + 1] - y[i]) * (m - x[i]) / (x[i + 1] - x[i]);
     return v > 0.0 ? v : 0.0;
+}
+
+static double interp(const mpii_plogp_t *p, const double *y, double m)
+{
+    return interp_n(p->m, p->nrows, y, m);
+}
+
+void mpii_plogp_apply_ring(mpii_plogp_t *p)
+{
+    p->use_ring = p->nring > 0;
+}
+
+/* m is priced by the ring lines */
+static int on_ring(const mpii_plogp_t *p, double m)
+{
+    return p->use_ring && m >= p->ring_m[0];
 }
 
 double mpii_plogp_os(const mpii_plogp_t *p, double m)
 {
-    return interp(p, p->os, m);
+    return on_ring(p, m) ? interp_n(p->ring_m, p->nring, p->ring_os, m) : interp(p, p->os, m);
 }
 
 double mpii_plogp_or(const mpii_plogp_t *p, double m)
 {
-    return interp(p, p->or_, m);
+    return on_ring(p, m) ? interp_n(p->ring_m, p->nring, p->ring_or, m) : interp(p, p->or_, m);
 }
 
 double mpii_plogp_g(const mpii_plogp_t *p, double m)
 {
-    return interp(p, p->g, m);
+    return on_ring(p, m) ? interp_n(p->ring_m, p->nring, p->ring_g, m) : interp(p, p->g, m);
 }
 
 double mpii_plogp_hop(const mpii_plogp_t *p, double m)
 {
-    double h = interp(p, p->g, m) + p->L, half;
+    double h = mpii_plogp_g(p, m) + p->L, half;
 
+    if (on_ring(p, m))
+        return interp_n(p->ring_m, p->nring, p->ring_ow, m);
     if (p->have_sync)
         return interp(p, p->ow, m);
     if (!p->have_rtt)

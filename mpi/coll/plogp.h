@@ -38,6 +38,15 @@
  * beyond o_r in that case. Lines starting with '#' are comments.
  * Between rows the functions are interpolated linearly, below the first row
  * the first row holds, above the last the last slope is extended.
+ *
+ * Optional "ring <m_bytes> <os_us> <or_us> <g_us> <ow_us>" lines (m
+ * strictly increasing among them) give the one-way costs of large messages
+ * sent through mbshm's rings (bench/plogp under MBMPI_SHM_CMA=0). With more
+ * ranks than CPUs, mbshm keeps one-way writes on the rings (mpi/shm_tune.c),
+ * while the main rows were measured with whatever two ranks chose, often
+ * single copies; model.c then takes o_s, o_r, g and OW from these lines
+ * from their first size on (mpii_plogp_apply_ring), interpolated among
+ * them. Exchanges keep the main rows' XW: they are pulled either way.
  */
 #ifndef MPI_COLL_PLOGP_H
 #define MPI_COLL_PLOGP_H
@@ -77,6 +86,13 @@ typedef struct mpii_plogp {
     double xw[MPII_PLOGP_MAX_ROWS];
     int have_rtt;
     int have_sync;
+    int nring;    /* "ring" lines */
+    int use_ring; /* price one-way messages by them (mpii_plogp_apply_ring) */
+    double ring_m[MPII_PLOGP_MAX_ROWS];
+    double ring_os[MPII_PLOGP_MAX_ROWS];
+    double ring_or[MPII_PLOGP_MAX_ROWS];
+    double ring_g[MPII_PLOGP_MAX_ROWS];
+    double ring_ow[MPII_PLOGP_MAX_ROWS];
     char origin[256]; /* file name or "built-in shm" */
 } mpii_plogp_t;
 
@@ -96,6 +112,10 @@ double mpii_plogp_g(const mpii_plogp_t *p, double m);
 double mpii_plogp_hop(const mpii_plogp_t *p, double m);
 /* XW(m), the measured exchange step (ow_us xw_us columns), or -1 without. */
 double mpii_plogp_xw(const mpii_plogp_t *p, double m);
+
+/* From now on o_s, o_r, g and the hop of m from the first "ring" size on
+ * come from the ring lines (nothing changes without ring lines). */
+void mpii_plogp_apply_ring(mpii_plogp_t *p);
 
 /* The built-in parameter files (mpi/coll/plogp_defaults.c, generated). */
 extern const char mpii_plogp_default_shm[];

@@ -110,5 +110,24 @@ else
     nok "run_coll.sh coll, COLL_CALIBRATE=1 (exit status)" "$out"
 fi
 
+# ---- run_coll.sh plogp: mbshm's ring lines (one-way through the rings) ----
+out=$tmp/rp.txt
+if BENCH_OUT=$tmp/rp PLOGP_PROVIDERS=mbshm PLOGP_RUNS=1 PLOGP_MAX=64K PLOGP_SCALE=0.05 PLOGP_REPS=1 PLOGP_FIT_NP= \
+    timeout -k 3 120 bash bench/run_coll.sh plogp >"$out" 2>&1; then
+    f=$tmp/rp/plogp_mbshm.plogp
+    # rows 1 .. 64K, and ring lines at 32K and 64K (5 numbers each) that
+    # MPI_Init accepts
+    if [ "$(grep -c '^[0-9]' "$f")" = 17 ] &&
+        [ "$(awk '$1 == "ring" && NF == 6 && ($2 == 32768 || $2 == 65536)' "$f" | wc -l)" = 2 ] &&
+        MBMPI_PLOGP_FILE=$f timeout -k 3 60 bin/mpirun -n 2 --timeout 60 build/bench/coll -c bcast -m 64K:64K \
+            --predict-only >>"$out" 2>&1; then
+        ok "run_coll.sh plogp: mbshm's file gets ring lines from 32 KiB (MBMPI_SHM_CMA=0 runs) and loads"
+    else
+        nok "run_coll.sh plogp: ring lines" "$f"
+    fi
+else
+    nok "run_coll.sh plogp (exit status)" "$out"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

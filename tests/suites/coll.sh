@@ -76,6 +76,12 @@ printf '# mbmpi pLogP parameters v1\nL 1\nturn 2\n1 1 1 1\n2 1 1 1\n' >"$tmp/tur
 check "turn line" ok "" "$tmp/turn.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nturn x\n1 1 1 1\n2 1 1 1\n' >"$tmp/turnbad.plogp"
 check "turn not a number" fail "line 3" "$tmp/turnbad.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nring 32768 1 1 1 2\nring 65536 1 1 1 2\n' >"$tmp/ring.plogp"
+check "ring lines" ok "" "$tmp/ring.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nring 32768 1 1 1\n' >"$tmp/ring4.plogp"
+check "ring line of four numbers" fail "line 5" "$tmp/ring4.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nring 65536 1 1 1 2\nring 32768 1 1 1 2\n' >"$tmp/ringord.plogp"
+check "ring sizes unsorted" fail "increasing" "$tmp/ringord.plogp"
 
 # the issue's check: at P = 8 a Bcast of 8 B and one of 4 MiB pick different
 # algorithms, each printed with its predicted time and runner-up
@@ -121,6 +127,34 @@ pred() { # op: the predicted time of the automatic choice at P = 2, m = 64
 b=$(pred bcast) a=$(pred allreduce)
 awk -v b="$b" -v a="$a" 'BEGIN { exit !(b + 0 >= 69.9 && b + 0 <= 70.1 && a + 0 >= 89.9 && a + 0 <= 90.5) }'
 report $? "plogp file: a hop costs OW(m), an exchange XW(m) (bcast P=2 64 B predicted '$b' us, allreduce '$a')"
+
+# a direct exchange is at least one exchange step: at P = 2 Alltoall direct
+# and rotated are exactly one (before, they were priced as one one-way hop,
+# OW = 70 here, and measured 35 % above that over mbshm), plus the own
+# block's copy (gamma, default 0.0005 us per byte: 0.03 us)
+a2a=$(MBMPI_PLOGP_FILE="$tmp/ow.plogp" timeout -k 5 60 bin/mpirun -n 2 --timeout 60 build/bench/coll -c alltoall \
+    -m 64:64 -a direct,rotated --predict-only 2>&1 | awk '$1 == 64 && ($2 == "direct" || $2 == "rotated") { print $4 }' |
+    tr '\n' ' ')
+awk -v s="$a2a" 'BEGIN { n = split(s, t, " "); ok = n == 2; for (i = 1; i <= n; i++) ok = ok && t[i] >= 90 && t[i] <= 90.1; exit !ok }'
+report $? "plogp file: Alltoall direct and rotated at P = 2 cost one exchange XW(m) (predicted '$a2a' us, want 90-90.1)"
+
+# "ring" lines (one-way through mbshm's rings) price one-way messages only
+# when ranks outnumber CPUs, as mbshm then sends them so: a flat Bcast of
+# 1 MiB costs 6 g + OW (+ waits) at P = 8 on 2 CPUs, 6 x 10 + 700 with the
+# ring lines against 6 x 1 + 70 without; at P = 2 (a CPU each) it stays OW
+if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
+    printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 3 70 90\n4194304 1 1 1 3 70 90\n' >"$tmp/noring.plogp"
+    { cat "$tmp/noring.plogp"; printf 'ring 32768 10 10 10 700\nring 4194304 10 10 10 700\n'; } >"$tmp/withring.plogp"
+    flat1m() { # P file: the predicted flat Bcast of 1 MiB
+        MBMPI_PLOGP_FILE="$2" timeout -k 5 60 bin/mpirun -n "$1" --timeout 60 build/bench/coll -c bcast \
+            -m 1M:1M -a flat --predict-only 2>&1 | awk '$1 == 1048576 && $2 == "flat" { print $4 }'
+    }
+    r8=$(flat1m 8 "$tmp/withring.plogp") n8=$(flat1m 8 "$tmp/noring.plogp")
+    r2=$(flat1m 2 "$tmp/withring.plogp") n2=$(flat1m 2 "$tmp/noring.plogp")
+    awk -v r8="$r8" -v n8="$n8" -v r2="$r2" -v n2="$n2" \
+        'BEGIN { exit !(r8 != "" && n8 != "" && r8 - n8 > 683.9 && r8 - n8 < 684.1 && r2 != "" && r2 == n2 && r2 + 0 == 70) }'
+    report $? "ring lines: flat Bcast of 1 MiB predicted '$r8' us with them, '$n8' without at P = 8 on $(nproc) CPUs; '$r2' / '$n2' at P = 2"
+fi
 
 # more ranks than CPUs: no segmented pipeline is chosen (each segment would
 # cost every rank on the way a scheduling round; before this rule, 8 ranks
