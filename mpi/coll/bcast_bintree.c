@@ -16,6 +16,9 @@
  * Cost (pLogP: L latency, g(s) gap of an s-byte segment, k = ceil(m/s),
  * h = floor(log2 P) the depth of the deepest rank, d = 2 children, 1 at P=2):
  *   T = h * (d * g(s) + L) + (k - 1) * max(d * g(s), o_r(s) + d * o_s(s))
+ *   for a full tree; model.c walks the tree for the first segment (the
+ *   first child's subtree is served first: at P = 4 the way to rank 3 is
+ *   two hops, 0 -> 1 -> 3, with no g in it).
  *   Each inner rank's link carries every segment twice, and its CPU
  *   receives it once and sends it twice (P <= 3: only the root forwards,
  *   the step is d * g(s)). The selector

@@ -231,12 +231,29 @@ static double c_bcast_chain(const mpii_plogp_t *pp, int P, double m, double s)
     return (P - 1) * HOP(s) + (k - 1) * (P > 2 ? pipe_step(pp, s, 1) : G(s));
 }
 
+/* The first segment's way below node v of bcast_bintree.c's tree (children
+ * 2v + 1 and 2v + 2, sent in that order). Walked node by node: where the
+ * tree is not full the critical path is shorter than depth x (g + hop), as
+ * at P = 4 (0 -> 1 -> 3: two hops, not 2 g + 2 hops; predicted 1.7x the
+ * measured time over tcp;ofi_rxm at 64 KiB-1 MiB, 2026-12-03). */
+static double bintree_below(const mpii_plogp_t *pp, int P, int v, double s)
+{
+    double worst = 0.0;
+    int n = 0;
+
+    for (int j = 0; j < 2 && 2 * v + 1 + j < P; j++, n++) {
+        double t = j * G(s) + mpii_plogp_hop(pp, s) + bintree_below(pp, P, 2 * v + 1 + j, s);
+        if (t > worst)
+            worst = t;
+    }
+    return n > 0 ? worst + waits(pp, n) : 0.0;
+}
+
 static double c_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
 {
     double k = m > s && s > 0 ? ceil(m / s) : 1.0;
-    int h = floor_log2(P); /* depth of the deepest rank P-1 */
     int d = P > 2 ? 2 : 1; /* children per inner node */
-    return h * fan(pp, d, s) + (k - 1) * (P > 3 ? pipe_step(pp, s, d) : d * G(s));
+    return bintree_below(pp, P, 0, s) + (k - 1) * (P > 3 ? pipe_step(pp, s, d) : d * G(s));
 }
 
 /* binomial scatter of blocks of `block` bytes: each message carries the

@@ -128,6 +128,15 @@ b=$(pred bcast) a=$(pred allreduce)
 awk -v b="$b" -v a="$a" 'BEGIN { exit !(b + 0 >= 69.9 && b + 0 <= 70.1 && a + 0 >= 89.9 && a + 0 <= 90.5) }'
 report $? "plogp file: a hop costs OW(m), an exchange XW(m) (bcast P=2 64 B predicted '$b' us, allreduce '$a')"
 
+# the binary tree's first segment is walked node by node: at P = 4 its
+# critical path is 0 -> 1 -> 3, two hops as in the binomial tree (0 -> 2 ->
+# 3), with no gap in it (priced depth x (g + hop) before: 2 g more)
+bt=$(MBMPI_PLOGP_FILE="$tmp/ow.plogp" timeout -k 5 60 bin/mpirun -n 4 --timeout 60 build/bench/coll -c bcast \
+    -m 64:64 -a binomial,bintree --predict-only 2>&1 | awk '$1 == 64 && ($2 == "binomial" || $2 == "bintree") { print $4 }' |
+    tr '\n' ' ')
+awk -v s="$bt" 'BEGIN { exit !(split(s, t, " ") == 2 && t[1] == t[2]) }'
+report $? "plogp file: Bcast bintree at P = 4 costs what binomial does (predicted '$bt' us)"
+
 # a direct exchange is at least one exchange step: at P = 2 Alltoall direct
 # and rotated are exactly one (before, they were priced as one one-way hop,
 # OW = 70 here, and measured 35 % above that over mbshm), plus the own
