@@ -26,7 +26,8 @@
  *
  * Limits:
  *   Intracommunicators only; any P. Segments are whole elements (at least
- *   one). Up to two requests per segment are kept (one allocation).
+ *   one). Up to two requests per segment are kept (on the stack up to 32, else
+ *   one allocation).
  */
 #include "coll.h"
 
@@ -40,7 +41,7 @@ int mpii_bcast_bintree(void *buf, int count, MPI_Datatype dt, int root, int seg,
     int parent = (((v - 1) / 2) + root) % p;
     int child[2], nchild = 0;
     int nseg, nreq = 0;
-    MPI_Request *reqs = NULL;
+    MPI_Request reqs_stack[MPII_COLL_REQS_STACK], *reqs = NULL;
     int rc = MPI_SUCCESS, wrc;
 
     if (p == 1 || count == 0)
@@ -52,7 +53,7 @@ int mpii_bcast_bintree(void *buf, int count, MPI_Datatype dt, int root, int seg,
         seg = count;
     nseg = (count + seg - 1) / seg;
     if (nchild > 0) {
-        reqs = malloc(sizeof(*reqs) * (size_t)nseg * (size_t)nchild);
+        reqs = mpii_coll_reqs(reqs_stack, (size_t)nseg * (size_t)nchild);
         if (reqs == NULL)
             return MPI_ERR_NO_MEM;
     }
@@ -70,6 +71,6 @@ int mpii_bcast_bintree(void *buf, int count, MPI_Datatype dt, int root, int seg,
         }
     }
     wrc = mpii_waitall(nreq, reqs);
-    free(reqs);
+    mpii_coll_reqs_free(reqs, reqs_stack); /* free(NULL) when there was none */
     return rc != MPI_SUCCESS ? rc : wrc;
 }

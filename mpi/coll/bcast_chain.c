@@ -22,7 +22,8 @@
  * Limits:
  *   Intracommunicators only; any P. Segments are whole elements of the
  *   datatype (at least one), so a large derived element is never split.
- *   Each rank keeps one request per segment it sends (one allocation).
+ *   Each rank keeps one request per segment it sends (on the stack up to
+ *   32, else one allocation).
  */
 #include "coll.h"
 
@@ -36,7 +37,7 @@ int mpii_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, int seg, m
     int prev = (comm->rank - 1 + p) % p;
     int next = (comm->rank + 1) % p;
     int nseg, nreq = 0;
-    MPI_Request *reqs = NULL;
+    MPI_Request reqs_stack[MPII_COLL_REQS_STACK], *reqs = NULL;
     int rc = MPI_SUCCESS, wrc;
 
     if (p == 1 || count == 0)
@@ -45,7 +46,7 @@ int mpii_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, int seg, m
         seg = count;
     nseg = (count + seg - 1) / seg;
     if (v != p - 1) {
-        reqs = malloc(sizeof(*reqs) * (size_t)nseg);
+        reqs = mpii_coll_reqs(reqs_stack, (size_t)nseg);
         if (reqs == NULL)
             return MPI_ERR_NO_MEM;
     }
@@ -63,6 +64,6 @@ int mpii_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, int seg, m
         }
     }
     wrc = mpii_waitall(nreq, reqs);
-    free(reqs);
+    mpii_coll_reqs_free(reqs, reqs_stack); /* free(NULL) when there was none */
     return rc != MPI_SUCCESS ? rc : wrc;
 }
