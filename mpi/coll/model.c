@@ -730,7 +730,13 @@ static int applies(const algo_info_t *a, int P, double m, long count, int commut
  * 2026-12-02, 1 B-1 KiB Bcast and Scatter over mbshm measured 3.4-5.7 us
  * above the model for flat and binomial trees and chains alike (wake 3.3);
  * re-scoring the sweep with one wake added took the median error at P >= 4
- * from 29 to 15 % over mbshm and from 19 to 17 % over tcp;ofi_rxm. */
+ * from 29 to 15 % over mbshm and from 19 to 17 % over tcp;ofi_rxm.
+ * Scaled by the share of ranks not on a CPU when the call is due, 1 - 1/k
+ * for k ranks per CPU (none late at k = 1): fitted per k on the sweep of
+ * 2026-12-03 (P = 4, 6, 8), the best wake at k = 2 was 0.75x the best at
+ * k = 3..4 for both providers (mbshm 2.5 against 3.0-3.3 us, tcp 12-14
+ * against 18); with the factor the median error of that sweep went from
+ * 15.3 to 13.4 %, and of an earlier, independent one from 13.6 to 13.1 %. */
 static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double m, double s)
 {
     double t = a->cost(pm, P, m, s);
@@ -739,7 +745,7 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
         if (w > t)
             t = w;
     }
-    return oversubscribed ? t + pm->wake : t;
+    return oversubscribed ? t + pm->wake * (1.0 - (double)host_cpus / host_ranks) : t;
 }
 
 /* Cost of one algorithm; for segmented ones the best s = m / 2^i (s >= 1)
