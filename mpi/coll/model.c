@@ -53,6 +53,8 @@ static mpii_plogp_t over_model;
 /* over_model without the turns: the data-moving part of the CPU work */
 static mpii_plogp_t over_data;
 static int oversubscribed;
+/* the transport is mbshm, whose rings the file's "ring" lines describe */
+static int on_mbshm;
 
 static void set_over_model(void)
 {
@@ -65,7 +67,8 @@ static void set_over_model(void)
          * their "ring" lines, 1.4-2.5x the single copies' costs from 256 KiB
          * to 1 MiB (2026-12-03); the same sweep's big messages at P = 4 and
          * 8 had been predicted 20 and 45 % short (median) */
-        mpii_plogp_apply_ring(&over_model);
+        if (on_mbshm)
+            mpii_plogp_apply_ring(&over_model);
         over_model.wait = model.wake * (k - 1.0);
         over_model.msg_extra = model.turn;
     }
@@ -1049,6 +1052,7 @@ int mpii_coll_init(const char *provider, int rank)
     generation++;
     host_ranks = mpii_host_ranks();
     host_cpus = mpii_host_cpus();
+    on_mbshm = provider != NULL && !strcmp(provider, "mbshm");
 
     if (mpii_coll_cfg_plogp_file != NULL && mpii_coll_cfg_plogp_file[0] != '\0') {
         if (mpii_plogp_load_file(mpii_coll_cfg_plogp_file, &model, err, sizeof(err)) != 0) {

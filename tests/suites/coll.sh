@@ -156,8 +156,8 @@ report $? "plogp file: Alltoall direct and rotated at P = 2 cost one exchange XW
 if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 3 70 90\n4194304 1 1 1 3 70 90\n' >"$tmp/noring.plogp"
     { cat "$tmp/noring.plogp"; printf 'ring 32768 10 10 10 700\nring 4194304 10 10 10 700\n'; } >"$tmp/withring.plogp"
-    flat1m() { # P file: the predicted flat Bcast of 1 MiB
-        MBMPI_PLOGP_FILE="$2" timeout -k 5 60 bin/mpirun -n "$1" --timeout 60 build/bench/coll -c bcast \
+    flat1m() { # P file [provider]: the predicted flat Bcast of 1 MiB
+        MBMPI_PLOGP_FILE="$2" timeout -k 5 60 bin/mpirun -n "$1" --provider "${3:-mbshm}" --timeout 60 build/bench/coll -c bcast \
             -m 1M:1M -a flat --predict-only 2>&1 | awk '$1 == 1048576 && $2 == "flat" { print $4 }'
     }
     r8=$(flat1m 8 "$tmp/withring.plogp") n8=$(flat1m 8 "$tmp/noring.plogp")
@@ -165,6 +165,10 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     awk -v r8="$r8" -v n8="$n8" -v r2="$r2" -v n2="$n2" \
         'BEGIN { exit !(r8 != "" && n8 != "" && r8 - n8 > 704.9 && r8 - n8 < 705.1 && r2 != "" && r2 == n2 && r2 + 0 == 70) }'
     report $? "ring lines: flat Bcast of 1 MiB predicted '$r8' us with them, '$n8' without at P = 8 on $(nproc) CPUs; '$r2' / '$n2' at P = 2"
+    # they describe mbshm's rings: over libfabric's shm provider they are not used
+    rs=$(flat1m 8 "$tmp/withring.plogp" shm) ns=$(flat1m 8 "$tmp/noring.plogp" shm)
+    [ -n "$rs" ] && [ "$rs" = "$ns" ]
+    report $? "ring lines: not used over libfabric shm (flat Bcast of 1 MiB at P = 8: '$rs' us with them, '$ns' without)"
     # the critical path and the CPU work overlap imperfectly: a third of the
     # smaller of the two (the work without the turns) is added. With wake
     # 0 (no waits, no late start) the flat Bcast's path is 6 g + OW = 76,
