@@ -5,9 +5,10 @@
  * Algorithm:
  *   Post P - 1 receives (from 0, 1, .., P-1, skipping self) and P - 1
  *   sends (to 0, 1, .., P-1) without waiting, copy the own block locally
- *   while they travel, then wait for all. Since every rank starts with the same destination, the
- *   first messages of all ranks converge on rank 0 (then 1, ...): the
- *   contention the rotated variant (alltoall_rotated.c) avoids.
+ *   while they travel, then wait for all. Since every rank starts with the
+ *   same destination, the first messages of all ranks converge on rank 0
+ *   (then 1, ...): the contention the rotated variant (alltoall_rotated.c)
+ *   avoids.
  *
  * Cost (pLogP: L, g, o_s, o_r; P ranks, m bytes per block, c the fitted
  * contention ratio of the network, in [0, 1]):

@@ -764,7 +764,7 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
     double t = a->cost(pm, P, m, s);
     if (oversubscribed && a->work) {
         double w = a->work(pm, P, m, s) / host_cpus;
-        double wd = pm == &over_model ? a->work(&over_data, P, m, s) / host_cpus : w;
+        double wd = a->work(&over_data, P, m, s) / host_cpus; /* pm is over_model here */
         t = (w > t ? w : t) + OVERLAP_MISS * (wd < t ? wd : t);
     }
     return oversubscribed ? t + pm->wake * (1.0 - (double)host_cpus / host_ranks) : t;

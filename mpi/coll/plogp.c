@@ -227,10 +227,11 @@ double mpii_plogp_g(const mpii_plogp_t *p, double m)
 
 double mpii_plogp_hop(const mpii_plogp_t *p, double m)
 {
-    double h = mpii_plogp_g(p, m) + p->L, half;
+    double h, half;
 
     if (on_ring(p, m))
         return interp_n(p->ring_m, p->nring, p->ring_ow, m);
+    h = interp(p, p->g, m) + p->L;
     if (p->have_sync)
         return interp(p, p->ow, m);
     if (!p->have_rtt)
