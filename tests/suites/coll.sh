@@ -194,11 +194,11 @@ fi
 # more ranks than CPUs: every hop costs a wake-up (the pLogP file's "wake"
 # x extra ranks per CPU), so short Bcasts take the flat tree (one hop);
 # with wake 0 the same model takes the binomial tree (fewer sends at the
-# root), so the term is what decides. A made-up network (L = g = 1 us for
-# every size) where binomial (3 hops of 2 us) beats flat (7 sends + L) and
-# a wake-up of 100 us per extra rank per CPU turns that round.
+# root), so the term is what decides. A made-up network (L = g = o_s = 1
+# us for every size) where binomial (3 hops of 2 us) beats flat (7 sends +
+# L) and a wake-up of 100 us per extra rank per CPU turns that round.
 if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
-    printf '# mbmpi pLogP parameters v1\nL 1\nwake 100\n1 0.5 0.5 1\n4194304 0.5 0.5 1\n' >"$tmp/wake100.plogp"
+    printf '# mbmpi pLogP parameters v1\nL 1\nwake 100\n1 1 0.5 1\n4194304 1 0.5 1\n' >"$tmp/wake100.plogp"
     sed 's/^wake .*/wake 0/' "$tmp/wake100.plogp" >"$tmp/wake0.plogp"
     with=$(bcast_picks 8:64 8 MBMPI_PLOGP_FILE="$tmp/wake100.plogp")
     without=$(bcast_picks 8:64 8 MBMPI_PLOGP_FILE="$tmp/wake0.plogp")
@@ -237,6 +237,41 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     awk -v a="$w100" -v b="$w0" -v c="$(nproc)" \
         'BEGIN { k = 8 / c; want = 100 * ((k - 1) * 7 / 8 + 1 - 1 / k); d = a - b; exit !(a != "" && b != "" && d > want - 0.1 && d < want + 0.1) }'
     report $? "8 ranks on $(nproc) CPUs: flat Bcast of 64 B predicted '$w100' us with wake 100, '$w0' with wake 0 (the late start: (1 - 1/k) wake)"
+fi
+
+# sends to different receivers are paced by the sender's o_s(m), not by
+# the gap g(m) of a stream to one receiver: with o_s = 1 a flat or
+# binomial Bcast costs the same whether g is 1 or 10 (before, the flat
+# tree at P = 8 paid 6 g: 54 us more with g = 10)
+if [ -x build/bench/coll ]; then
+    printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 3 70 90\n4194304 1 1 1 3 70 90\n' >"$tmp/g1.plogp"
+    printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 10 3 70 90\n4194304 1 1 10 3 70 90\n' >"$tmp/g10.plogp"
+    fanout() { # file: the predicted flat and binomial Bcasts of 64 B at P = 8
+        MBMPI_PLOGP_FILE="$1" timeout -k 5 60 bin/mpirun -n 8 --timeout 60 build/bench/coll -c bcast \
+            -m 64:64 -a flat,binomial --predict-only 2>&1 | awk '$1 == 64 && ($2 == "flat" || $2 == "binomial") { print $4 }' |
+            tr '\n' ' '
+    }
+    f1=$(fanout "$tmp/g1.plogp") f10=$(fanout "$tmp/g10.plogp")
+    awk -v a="$f1" -v b="$f10" 'BEGIN { exit !(split(a, x, " ") == 2 && a == b) }'
+    report $? "fan-outs paced by o_s: flat and binomial Bcast at P = 8 predicted '$f1' us with g = 1, '$f10' with g = 10"
+fi
+
+# oversubscribed, a recursive-doubling step waits for the last of the 2^j
+# ranks its partner depends on by step j, not for one: at P = 8 the three
+# steps cost W (1/2 + 2/3) + W (1/2 + 4/5) + W (1/2 + 8/9) over XW with W =
+# wake (k - 1) for k ranks per CPU (3 W before), plus the late start (1 -
+# 1/k) wake: wake 100 against wake 0 on 2 CPUs, 1231.67 us more (975
+# before)
+if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
+    rd() { # file: the predicted recursive-doubling Allreduce of 64 B at P = 8
+        MBMPI_PLOGP_FILE="$1" timeout -k 5 60 bin/mpirun -n 8 --timeout 60 build/bench/coll -c allreduce \
+            -m 64:64 -a recursive_doubling --predict-only 2>&1 | awk '$1 == 64 && $2 == "recursive_doubling" { print $4 }'
+    }
+    r100=$(rd "$tmp/ow_w100.plogp") r0=$(rd "$tmp/ow_w0.plogp")
+    awk -v a="$r100" -v b="$r0" -v c="$(nproc)" \
+        'BEGIN { k = 8 / c; W = 100 * (k - 1); want = W * (1.5 + 2 / 3 + 4 / 5 + 8 / 9) + 100 * (1 - 1 / k); d = a - b
+                 exit !(a != "" && b != "" && d > want - 0.1 && d < want + 0.1) }'
+    report $? "8 ranks on $(nproc) CPUs: recursive doubling predicted '$r100' us with wake 100, '$r0' with wake 0 (steps wait for 2, 4, 8 ranks)"
 fi
 
 echo "$pass passed, $fail failed"
