@@ -170,6 +170,11 @@ int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, in
                        int coll, int sync);
 int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
                   MPI_Status *status);
+/* coll for mpii_sendrecv_ctx: the collective context, and this rank soon
+ * writes into sbuf again (the reductions combine into the vectors they
+ * send, and every call starts by copying its input over them), so over
+ * mbshm the exchange keeps to the rings (p2p.c) */
+#define MPII_COLL_REWRITE 2
 int mpii_sendrecv_ctx(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
                       int rcount, MPI_Datatype rdt, int src, int rtag, mpii_comm_t *comm, int coll,
                       MPI_Status *status);

@@ -1435,11 +1435,24 @@ int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_
  * default). Measured with bench/coll, Alltoall at P = 2 (pairwise), rings
  * against receiver reads: 64 KiB 14.6-16.5 -> 10.4 us, 256 KiB 57-77 ->
  * 38-42, 1 MiB 340-396 -> 268-278 (Open MPI: 34 us at 256 KiB).
+ *
+ * Not when this rank writes into sbuf right after (coll ==
+ * MPII_COLL_REWRITE: recursive doubling combines into the vector it just
+ * sent): the lines the peer's process_vm_readv read are then shared with
+ * the peer's CPU, and every write must first take them back. 64 KiB at P
+ * = 2, MPI_Sendrecv followed by a sum into the sent vector, 3000 calls
+ * back to back: 56 us per call with the pull, 35 through the rings
+ * (Sendrecv alone: 20 against 24). The sender's single copy
+ * (process_vm_writev) is no better there, as it leaves the receiver's
+ * vector in the sender's cache: Allreduce of 64 KiB by recursive doubling,
+ * 3000 calls, 38-42 us pulled, 35-38 written, 23-27 through the rings. So
+ * such exchanges keep to the rings (tl_shmem_rings_only).
  */
 static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt, int dest, int stag, void *rbuf,
                              int rcount, mpii_datatype_t *rdt, int src, int rtag, mpii_comm_t *comm, int coll,
                              MPI_Status *status, int *which)
 {
+    int pull = coll != MPII_COLL_REWRITE;
     mpii_request_t rs, rr;
     int rc, rc2;
 
@@ -1450,11 +1463,17 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
     if (rc != MPI_SUCCESS)
         return rc;
     *which = 1;
-    tl_shmem_single_copy(mpii_g.tl, 1);
+    if (pull)
+        tl_shmem_single_copy(mpii_g.tl, 1);
+    else
+        tl_shmem_rings_only(mpii_g.tl, 1);
     rc = send_start(&rs, sbuf, scount, sdt, dest, stag, comm, coll, 0);
     if (rc != MPI_SUCCESS) {
         /* the receive must not stay posted into a request about to go */
-        tl_shmem_single_copy(mpii_g.tl, 0);
+        if (pull)
+            tl_shmem_single_copy(mpii_g.tl, 0);
+        else
+            tl_shmem_rings_only(mpii_g.tl, 0);
         proto_cancel(mpii_g.p, &rr.pr);
         mpii_progress_wait(&rr.pr.done);
         req_finish(&rr, NULL);
@@ -1462,7 +1481,10 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
     }
     mpii_progress_wait(&rs.pr.done);
     mpii_progress_wait(&rr.pr.done);
-    tl_shmem_single_copy(mpii_g.tl, 0);
+    if (pull)
+        tl_shmem_single_copy(mpii_g.tl, 0);
+    else
+        tl_shmem_rings_only(mpii_g.tl, 0);
     *which = 2;
     rc = req_finish(&rs, NULL);
     rc2 = req_finish(&rr, status);

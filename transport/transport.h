@@ -109,6 +109,11 @@ unsigned long tl_shmem_rejected_writes(tl_t *tl);
  * faster): for exchanges, where both ranks send and receive at once and the
  * rings' second copy only adds work to two busy CPUs. */
 void tl_shmem_single_copy(tl_t *tl, int on);
+/* While on (calls nest; NULL or another transport: no-op), every write goes
+ * through the rings, whatever MBMPI_SHM_CMA says: for a sender that writes
+ * into the source right after (a single copy leaves the lines shared with,
+ * or owned by, the other CPU; see mpi/p2p.c). */
+void tl_shmem_rings_only(tl_t *tl, int on);
 /* 1 when exchanges are read by their targets (see above), else 0. */
 int tl_shmem_exchange_pulls(tl_t *tl);
 /* 1 when large writes outside exchanges (32 KiB+) are single copies with

@@ -91,7 +91,8 @@ int mpii_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count, M
             int partner = mpii_coll_fold_rank(newrank ^ mask, rem);
             rc = mpii_sendrecv_ctx(mpii_coll_at(recvbuf, (MPI_Aint)s0 * ext), s1 - s0, dt, partner,
                                    MPII_COLL_TAG_ALLREDUCE, mpii_coll_at(recvbuf, (MPI_Aint)r0 * ext),
-                                   r1 - r0, dt, partner, MPII_COLL_TAG_ALLREDUCE, comm, 1, MPI_STATUS_IGNORE);
+                                   r1 - r0, dt, partner, MPII_COLL_TAG_ALLREDUCE, comm, MPII_COLL_REWRITE,
+                                   MPI_STATUS_IGNORE);
         }
     }
 

@@ -92,8 +92,9 @@ int mpii_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int co
             int newdst = newrank ^ mask;
             int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
 
+            /* recvbuf is combined into next: not pulled (p2p.c) */
             rc = mpii_sendrecv_ctx(recvbuf, count, dt, dst, MPII_COLL_TAG_ALLREDUCE, tmp, count, dt, dst,
-                                   MPII_COLL_TAG_ALLREDUCE, comm, 1, MPI_STATUS_IGNORE);
+                                   MPII_COLL_TAG_ALLREDUCE, comm, MPII_COLL_REWRITE, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 goto out_free_tmp;
             mpii_op_apply(op, tmp, recvbuf, count, dt);

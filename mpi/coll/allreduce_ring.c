@@ -58,7 +58,7 @@ int mpii_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datat
         void *rat = mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, rb) * ext);
         rc = mpii_sendrecv_ctx(mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, sb) * ext),
                                mpii_coll_block_len(count, p, sb), dt, right, MPII_COLL_TAG_ALLREDUCE, tmp, rn,
-                               dt, left, MPII_COLL_TAG_ALLREDUCE, comm, 1, MPI_STATUS_IGNORE);
+                               dt, left, MPII_COLL_TAG_ALLREDUCE, comm, MPII_COLL_REWRITE, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
             mpii_op_apply(op, tmp, rat, rn, dt);
     }
@@ -67,8 +67,8 @@ int mpii_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datat
         rc = mpii_sendrecv_ctx(mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, sb) * ext),
                                mpii_coll_block_len(count, p, sb), dt, right, MPII_COLL_TAG_ALLREDUCE,
                                mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, rb) * ext),
-                               mpii_coll_block_len(count, p, rb), dt, left, MPII_COLL_TAG_ALLREDUCE, comm, 1,
-                               MPI_STATUS_IGNORE);
+                               mpii_coll_block_len(count, p, rb), dt, left, MPII_COLL_TAG_ALLREDUCE, comm,
+                               MPII_COLL_REWRITE, MPI_STATUS_IGNORE);
     }
     mpii_scratch_free(tmp_base);
     return rc;
