@@ -175,6 +175,9 @@ int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_
  * send, and every call starts by copying its input over them), so over
  * mbshm the exchange keeps to the rings (p2p.c) */
 #define MPII_COLL_REWRITE 2
+/* coll for mpii_send_ctx: the collective context, and the receiver combines
+ * the data at once, so over mbshm it copies it itself (p2p.c) */
+#define MPII_COLL_OPERAND 3
 int mpii_sendrecv_ctx(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
                       int rcount, MPI_Datatype rdt, int src, int rtag, mpii_comm_t *comm, int coll,
                       MPI_Status *status);

@@ -1400,12 +1400,17 @@ int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, in
 
     r.handle = 0;
     r.tmp = NULL;
+    if (coll == MPII_COLL_OPERAND)
+        tl_shmem_target_copies(mpii_g.tl, 1);
     rc = send_start(&r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, sync);
+    if (rc == MPI_SUCCESS)
+        mpii_progress_wait(&r.pr.done);
+    if (coll == MPII_COLL_OPERAND)
+        tl_shmem_target_copies(mpii_g.tl, 0);
     if (rc != MPI_SUCCESS) {
         free(r.tmp);
         return rc;
     }
-    mpii_progress_wait(&r.pr.done);
     return req_finish(&r, NULL);
 }
 

@@ -114,6 +114,11 @@ void tl_shmem_single_copy(tl_t *tl, int on);
  * into the source right after (a single copy leaves the lines shared with,
  * or owned by, the other CPU; see mpi/p2p.c). */
 void tl_shmem_rings_only(tl_t *tl, int on);
+/* While on (calls nest; NULL or another transport: no-op), writes of 32
+ * KiB or more are copied by their target alone (process_vm_readv) where
+ * single copies are allowed: for data the receiver uses at once (a
+ * reduction's operands), which then sit in its cache. */
+void tl_shmem_target_copies(tl_t *tl, int on);
 /* 1 when exchanges are read by their targets (see above), else 0. */
 int tl_shmem_exchange_pulls(tl_t *tl);
 /* 1 when large writes outside exchanges (32 KiB+) are single copies with

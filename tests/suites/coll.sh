@@ -279,22 +279,53 @@ fi
 # and a receiver's process_vm_readv would leave those lines shared with its
 # CPU (Allreduce of 64 KiB at P = 2 by recursive doubling: 38-42 us pulled,
 # 23-27 through the rings). An Alltoall's pairwise exchange still pulls
-# (the control: without process_vm_readv here the check is skipped).
+# (the control: without process_vm_readv here the checks are skipped). A
+# Reduce's operands are the other way round: the root combines them at
+# once, so it reads them itself (through the rings they had been two
+# copies, with a single-copy write the sender's cache held them).
 if [ -x build/bench/coll ]; then
-    pulled() { # bench/coll arguments: the pieces that rank 0 pulled
-        MBMPI_SHM_CMA=exchange MBMPI_LOG=debug timeout -k 5 60 bin/mpirun -n 2 --provider mbshm --timeout 60 \
-            build/bench/coll "$@" -m 128K:128K -r 1 -i 2 2>&1 | sed -n 's/.*mbmpi\[0\] debug: mbshm: copied \([0-9]*\) pieces.*/\1/p'
+    # bench/coll also times the automatic choice, here Allreduce by reduce +
+    # bcast, whose root reads the operand: rank 1, which only exchanges,
+    # tells whether the exchanges pulled
+    pulled() { # rank, bench/coll arguments: the pieces that rank pulled
+        MBMPI_SHM_CMA=exchange MBMPI_LOG=debug timeout -k 5 60 bin/mpirun -n 2 --provider mbshm \
+            --timeout 60 build/bench/coll "${@:2}" -m 128K:128K -r 1 -i 2 2>&1 |
+            sed -n "s/.*mbmpi\\[$1\\] debug: mbshm: copied \\([0-9]*\\) pieces.*/\\1/p"
     }
-    a2a=$(pulled -c alltoall -a pairwise)
+    a2a=$(pulled 1 -c alltoall -a pairwise)
     if [ "${a2a:-0}" -gt 0 ]; then
-        rd=$(pulled -c allreduce -a recursive_doubling) rab=$(pulled -c allreduce -a rabenseifner)
-        ring=$(pulled -c allreduce -a ring)
+        rd=$(pulled 1 -c allreduce -a recursive_doubling) rab=$(pulled 1 -c allreduce -a rabenseifner)
+        ring=$(pulled 1 -c allreduce -a ring)
         [ "$rd" = 0 ] && [ "$rab" = 0 ] && [ "$ring" = 0 ]
         report $? "mbshm: Allreduce exchanges not pulled (recursive doubling '$rd', Rabenseifner '$rab', ring '$ring' pieces; Alltoall pairwise '$a2a')"
+        rl=$(pulled 0 -c reduce -a linear) rb=$(pulled 0 -c reduce -a binomial)
+        [ "${rl:-0}" -gt 0 ] && [ "${rb:-0}" -gt 0 ]
+        report $? "mbshm: Reduce operands read by the root (linear '$rl', binomial '$rb' pieces)"
     else
-        echo "ok - mbshm: Allreduce exchanges not pulled # SKIP no process_vm_readv here (Alltoall pulled '$a2a')"
-        pass=$((pass + 1))
+        for t in "Allreduce exchanges not pulled" "Reduce operands read by the root"; do
+            echo "ok - mbshm: $t # SKIP no process_vm_readv here (Alltoall pulled '$a2a')"
+            pass=$((pass + 1))
+        done
     fi
+fi
+
+# Reduce by Rabenseifner copies its input into an accumulator and, at the
+# end, the result into the root's recvbuf: two passes over the vector,
+# priced at gamma per byte like the combining. At P = 2 (a power of two:
+# the root owns the result) a Reduce of 1 MiB costs gamma (2 m + m / 2)
+# more with gamma = 0.001 us/B than with 0: 2621.44 us (524.29 before,
+# the combining alone; it had been picked over the binomial tree at 1 MiB
+# and measured 1.3-1.8x slower)
+if [ -x build/bench/coll ]; then
+    sed 's/^L 1$/L 1\ngamma 0.001/' "$tmp/g1.plogp" >"$tmp/g1_gamma.plogp"
+    sed 's/^L 1$/L 1\ngamma 0/' "$tmp/g1.plogp" >"$tmp/g1_gamma0.plogp"
+    rab() { # file: the predicted Rabenseifner Reduce of 1 MiB at P = 2
+        MBMPI_PLOGP_FILE="$1" timeout -k 5 60 bin/mpirun -n 2 --timeout 60 build/bench/coll -c reduce \
+            -m 1M:1M -a rabenseifner --predict-only 2>&1 | awk '$1 == 1048576 && $2 == "rabenseifner" { print $4 }'
+    }
+    r1=$(rab "$tmp/g1_gamma.plogp") r0=$(rab "$tmp/g1_gamma0.plogp")
+    awk -v a="$r1" -v b="$r0" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d > 2621.3 && d < 2621.6) }'
+    report $? "Reduce rabenseifner at P = 2, 1 MiB: predicted '$r1' us with gamma 0.001, '$r0' with 0 (want 2621.44 more: two copies and the combining)"
 fi
 
 echo "$pass passed, $fail failed"
