@@ -762,8 +762,9 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_NO_RESOURCE;
     if (t->rings_only)
         goto rings;
-    if (t->target_copies && p->cma && len >= SHM_CMA_MIN) {
-        /* the target uses the data at once: it reads it into its cache */
+    if (t->target_copies && p->cma && t->want_split && len >= SHM_CMA_MIN) {
+        /* the target uses the data at once: it reads it into its cache
+         * (not with MBMPI_SHM_CMA=single, the writer copying alone) */
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
