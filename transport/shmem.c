@@ -285,7 +285,7 @@ typedef struct tl_shmem {
     int xchg_pull;   /* exchanges are read by their targets (exchange: always; auto: if timed faster) */
     int exchanging;  /* tl_shmem_single_copy nesting depth */
     int rings_only;  /* tl_shmem_rings_only nesting depth */
-    int target_copies; /* tl_shmem_target_copies nesting depth */
+    int tgt_copies;  /* tl_shmem_target_copies nesting depth */
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int linked;      /* our segment file still has a name */
@@ -762,7 +762,7 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_NO_RESOURCE;
     if (t->rings_only)
         goto rings;
-    if (t->target_copies && p->cma && t->want_split && len >= SHM_CMA_MIN) {
+    if (t->tgt_copies && p->cma && t->want_split && len >= SHM_CMA_MIN) {
         /* the target uses the data at once: it reads it into its cache
          * (not with MBMPI_SHM_CMA=single, the writer copying alone) */
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
@@ -1406,7 +1406,7 @@ void tl_shmem_target_copies(tl_t *tl, int on)
 
     if (!tl || tl->ops != &tl_shmem_ops)
         return;
-    t->target_copies += on ? 1 : -1;
+    t->tgt_copies += on ? 1 : -1;
 }
 
 int tl_shmem_cma_tunable(tl_t *tl)
