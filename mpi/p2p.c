@@ -1453,11 +1453,18 @@ int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_
  * 3000 calls, 38-42 us pulled, 35-38 written, 23-27 through the rings. So
  * such exchanges keep to the rings (tl_shmem_rings_only).
  */
+static void exchange_hint(int coll, int on)
+{
+    if (coll == MPII_COLL_REWRITE)
+        tl_shmem_rings_only(mpii_g.tl, on);
+    else
+        tl_shmem_single_copy(mpii_g.tl, on);
+}
+
 static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt, int dest, int stag, void *rbuf,
                              int rcount, mpii_datatype_t *rdt, int src, int rtag, mpii_comm_t *comm, int coll,
                              MPI_Status *status, int *which)
 {
-    int pull = coll != MPII_COLL_REWRITE;
     mpii_request_t rs, rr;
     int rc, rc2;
 
@@ -1468,17 +1475,11 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
     if (rc != MPI_SUCCESS)
         return rc;
     *which = 1;
-    if (pull)
-        tl_shmem_single_copy(mpii_g.tl, 1);
-    else
-        tl_shmem_rings_only(mpii_g.tl, 1);
+    exchange_hint(coll, 1);
     rc = send_start(&rs, sbuf, scount, sdt, dest, stag, comm, coll, 0);
     if (rc != MPI_SUCCESS) {
         /* the receive must not stay posted into a request about to go */
-        if (pull)
-            tl_shmem_single_copy(mpii_g.tl, 0);
-        else
-            tl_shmem_rings_only(mpii_g.tl, 0);
+        exchange_hint(coll, 0);
         proto_cancel(mpii_g.p, &rr.pr);
         mpii_progress_wait(&rr.pr.done);
         req_finish(&rr, NULL);
@@ -1486,10 +1487,7 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
     }
     mpii_progress_wait(&rs.pr.done);
     mpii_progress_wait(&rr.pr.done);
-    if (pull)
-        tl_shmem_single_copy(mpii_g.tl, 0);
-    else
-        tl_shmem_rings_only(mpii_g.tl, 0);
+    exchange_hint(coll, 0);
     *which = 2;
     rc = req_finish(&rs, NULL);
     rc2 = req_finish(&rr, status);
