@@ -170,17 +170,19 @@ int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, in
                        int coll, int sync);
 int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
                   MPI_Status *status);
-/* coll for mpii_sendrecv_ctx: the collective context, and this rank soon
- * writes into sbuf again (the reductions combine into the vectors they
- * send, and every call starts by copying its input over them), so over
- * mbshm the exchange keeps to the rings (p2p.c) */
-#define MPII_COLL_REWRITE 2
-/* coll for mpii_send_ctx: the collective context, and the receiver combines
- * the data at once, so over mbshm it copies it itself (p2p.c) */
-#define MPII_COLL_OPERAND 3
 int mpii_sendrecv_ctx(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
                       int rcount, MPI_Datatype rdt, int src, int rtag, mpii_comm_t *comm, int coll,
                       MPI_Status *status);
+/* Two collective-context calls that tell the intra-host transport what the
+ * data is for (p2p.c). An exchange step after which this rank writes into
+ * sbuf again (the reductions combine into the vectors they send, and every
+ * call starts by copying its input over them): over mbshm it keeps to the
+ * rings. */
+int mpii_sendrecv_coll_rewrite(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
+                               int rcount, MPI_Datatype rdt, int src, int rtag, mpii_comm_t *comm);
+/* A send of an operand that the receiver combines at once: over mbshm the
+ * receiver copies it itself, into its cache. */
+int mpii_send_coll_operand(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm);
 /* Complete requests made by mpii_i*_ctx without invoking error handlers. */
 int mpii_waitall(int n, MPI_Request *reqs);
 

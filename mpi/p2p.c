@@ -1217,9 +1217,9 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 
 /* ----------------------------------------------------------- combined */
 
-static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt, int dest, int stag, void *rbuf,
-                             int rcount, mpii_datatype_t *rdt, int src, int rtag, mpii_comm_t *comm, int coll,
-                             MPI_Status *status, int *which);
+static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt, int dest, int stag,
+                             void *rbuf, int rcount, mpii_datatype_t *rdt, int src, int rtag,
+                             mpii_comm_t *comm, int coll, tl_shm_hint_t hint, MPI_Status *status, int *which);
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
@@ -1234,8 +1234,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     rc = check_args("MPI_Sendrecv", comm, &c, recvbuf, recvcount, recvtype, &rdt, source, recvtag, 1);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = sendrecv_exchange(sendbuf, sendcount, sdt, dest, sendtag, recvbuf, recvcount, rdt, source, recvtag, c, 0,
-                           status, &which);
+    rc = sendrecv_exchange(sendbuf, sendcount, sdt, dest, sendtag, recvbuf, recvcount, rdt, source, recvtag,
+                           c, 0, TL_SHM_EXCHANGE, status, &which);
     if (rc != MPI_SUCCESS && which == 0)
         return mpii_err(c, rc, "MPI_Sendrecv", "could not start the receive");
     if (rc != MPI_SUCCESS && which == 1)
@@ -1400,18 +1400,23 @@ int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, in
 
     r.handle = 0;
     r.tmp = NULL;
-    if (coll == MPII_COLL_OPERAND)
-        tl_shmem_target_copies(mpii_g.tl, 1);
     rc = send_start(&r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, sync);
-    if (rc == MPI_SUCCESS)
-        mpii_progress_wait(&r.pr.done);
-    if (coll == MPII_COLL_OPERAND)
-        tl_shmem_target_copies(mpii_g.tl, 0);
     if (rc != MPI_SUCCESS) {
         free(r.tmp);
         return rc;
     }
+    mpii_progress_wait(&r.pr.done);
     return req_finish(&r, NULL);
+}
+
+int mpii_send_coll_operand(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm)
+{
+    int rc;
+
+    tl_shmem_hint(mpii_g.tl, TL_SHM_OPERAND, 1);
+    rc = mpii_send_ctx_sync(buf, count, dt, dest, tag, comm, 1, 0);
+    tl_shmem_hint(mpii_g.tl, TL_SHM_OPERAND, 0);
+    return rc;
 }
 
 int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
@@ -1436,14 +1441,14 @@ int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_
  * sends and receives at once, so on one host both CPUs are busy anyway and
  * the rings' two copies per byte (sender in, receiver out) are twice the
  * work of one. mbshm then lets the receiver read writes of 64 KiB or more
- * with one process_vm_readv (tl_shmem_single_copy; MBMPI_SHM_CMA=auto, the
+ * with one process_vm_readv (TL_SHM_EXCHANGE; MBMPI_SHM_CMA=auto, the
  * default). Measured with bench/coll, Alltoall at P = 2 (pairwise), rings
  * against receiver reads: 64 KiB 14.6-16.5 -> 10.4 us, 256 KiB 57-77 ->
  * 38-42, 1 MiB 340-396 -> 268-278 (Open MPI: 34 us at 256 KiB).
  *
- * Not when this rank writes into sbuf right after (coll ==
- * MPII_COLL_REWRITE: recursive doubling combines into the vector it just
- * sent): the lines the peer's process_vm_readv read are then shared with
+ * Not when this rank writes into sbuf right after (TL_SHM_REWRITE,
+ * mpii_sendrecv_coll_rewrite: recursive doubling combines into the vector
+ * it just sent): the lines the peer's process_vm_readv read are then shared with
  * the peer's CPU, and every write must first take them back. 64 KiB at P
  * = 2, MPI_Sendrecv followed by a sum into the sent vector, 3000 calls
  * back to back: 56 us per call with the pull, 35 through the rings
@@ -1451,19 +1456,11 @@ int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_
  * (process_vm_writev) is no better there, as it leaves the receiver's
  * vector in the sender's cache: Allreduce of 64 KiB by recursive doubling,
  * 3000 calls, 38-42 us pulled, 35-38 written, 23-27 through the rings. So
- * such exchanges keep to the rings (tl_shmem_rings_only).
+ * such exchanges keep to the rings.
  */
-static void exchange_hint(int coll, int on)
-{
-    if (coll == MPII_COLL_REWRITE)
-        tl_shmem_rings_only(mpii_g.tl, on);
-    else
-        tl_shmem_single_copy(mpii_g.tl, on);
-}
-
-static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt, int dest, int stag, void *rbuf,
-                             int rcount, mpii_datatype_t *rdt, int src, int rtag, mpii_comm_t *comm, int coll,
-                             MPI_Status *status, int *which)
+static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt, int dest, int stag,
+                             void *rbuf, int rcount, mpii_datatype_t *rdt, int src, int rtag,
+                             mpii_comm_t *comm, int coll, tl_shm_hint_t hint, MPI_Status *status, int *which)
 {
     mpii_request_t rs, rr;
     int rc, rc2;
@@ -1475,11 +1472,11 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
     if (rc != MPI_SUCCESS)
         return rc;
     *which = 1;
-    exchange_hint(coll, 1);
+    tl_shmem_hint(mpii_g.tl, hint, 1);
     rc = send_start(&rs, sbuf, scount, sdt, dest, stag, comm, coll, 0);
     if (rc != MPI_SUCCESS) {
         /* the receive must not stay posted into a request about to go */
-        exchange_hint(coll, 0);
+        tl_shmem_hint(mpii_g.tl, hint, 0);
         proto_cancel(mpii_g.p, &rr.pr);
         mpii_progress_wait(&rr.pr.done);
         req_finish(&rr, NULL);
@@ -1487,7 +1484,7 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
     }
     mpii_progress_wait(&rs.pr.done);
     mpii_progress_wait(&rr.pr.done);
-    exchange_hint(coll, 0);
+    tl_shmem_hint(mpii_g.tl, hint, 0);
     *which = 2;
     rc = req_finish(&rs, NULL);
     rc2 = req_finish(&rr, status);
@@ -1499,8 +1496,18 @@ int mpii_sendrecv_ctx(const void *sbuf, int scount, MPI_Datatype sdt, int dest, 
 {
     int which;
 
-    return sendrecv_exchange(sbuf, scount, mpii_datatype_get(sdt), dest, stag, rbuf, rcount, mpii_datatype_get(rdt),
-                             src, rtag, comm, coll, status, &which);
+    return sendrecv_exchange(sbuf, scount, mpii_datatype_get(sdt), dest, stag, rbuf, rcount,
+                             mpii_datatype_get(rdt), src, rtag, comm, coll, TL_SHM_EXCHANGE, status, &which);
+}
+
+int mpii_sendrecv_coll_rewrite(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
+                               int rcount, MPI_Datatype rdt, int src, int rtag, mpii_comm_t *comm)
+{
+    int which;
+
+    return sendrecv_exchange(sbuf, scount, mpii_datatype_get(sdt), dest, stag, rbuf, rcount,
+                             mpii_datatype_get(rdt), src, rtag, comm, 1, TL_SHM_REWRITE, MPI_STATUS_IGNORE,
+                             &which);
 }
 
 int mpii_waitall(int n, MPI_Request *reqs)

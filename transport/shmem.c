@@ -48,7 +48,7 @@
  *
  * Knobs (environment): MBMPI_SHM_CMA=exchange sends writes through the
  * rings except while the rank is in an exchange (MPI_Sendrecv and the
- * collective steps built on it, tl_shmem_single_copy): then a write of
+ * collective steps built on it, TL_SHM_EXCHANGE): then a write of
  * SHM_XCHG_MIN (64 KiB) or more is posted as a SHARE that the target reads
  * alone, one copy per byte instead of two on CPUs that both send and
  * receive. MBMPI_SHM_CMA=auto (the default) starts on the rings alone;
@@ -108,7 +108,7 @@
 #define SHM_BATCH 32                   /* messages per progress call */
 #define SHM_FRAG_MIN ((size_t)8 << 10) /* smallest fragment a write is cut into */
 /* Writes from this size on are read by the target (one copy) while the
- * sender is in an exchange (tl_shmem_single_copy, MBMPI_SHM_CMA=auto).
+ * sender is in an exchange (TL_SHM_EXCHANGE, MBMPI_SHM_CMA=auto).
  * Measured at P = 2 (bench/coll): Alltoall of 64 KiB blocks 10.4 against
  * 14.6 us through the rings, but Allreduce of 64 KiB (32 KiB halves
  * exchanged) 25 against 17-20: below 64 KiB the system call costs more
@@ -283,9 +283,7 @@ typedef struct tl_shmem {
     int tune;        /* MBMPI_SHM_CMA=auto: want_cma and xchg_pull set by tl_shmem_set_cma */
     int ncma;        /* peers reached with process_vm_writev/readv */
     int xchg_pull;   /* exchanges are read by their targets (exchange: always; auto: if timed faster) */
-    int exchanging;  /* tl_shmem_single_copy nesting depth */
-    int rings_only;  /* tl_shmem_rings_only nesting depth */
-    int tgt_copies;  /* tl_shmem_target_copies nesting depth */
+    int hints[TL_SHM_NHINTS]; /* tl_shmem_hint nesting depth of each */
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int linked;      /* our segment file still has a name */
@@ -760,16 +758,16 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_INVALID_PARAM;
     if (p->pending)
         return UT_ERR_NO_RESOURCE;
-    if (t->rings_only)
+    if (t->hints[TL_SHM_REWRITE])
         goto rings;
-    if (t->tgt_copies && p->cma && t->want_split && len >= SHM_CMA_MIN) {
+    if (t->hints[TL_SHM_OPERAND] && p->cma && t->want_split && len >= SHM_CMA_MIN) {
         /* the target uses the data at once: it reads it into its cache
          * (not with MBMPI_SHM_CMA=single, the writer copying alone) */
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
     }
-    if (p->cma && len >= SHM_XCHG_MIN && t->exchanging && t->xchg_pull) {
+    if (p->cma && len >= SHM_XCHG_MIN && t->hints[TL_SHM_EXCHANGE] && t->xchg_pull) {
         /* an exchange: the target reads it (one copy, landing in its cache) */
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
         if (rc != UT_ERR_UNSUPPORTED)
@@ -777,7 +775,7 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
     }
     /* MBMPI_SHM_CMA=auto: an exchange that does not pull uses the rings,
      * whatever was chosen for one-way writes (both were timed apart) */
-    int one_way = !(t->tune && t->exchanging);
+    int one_way = !(t->tune && t->hints[TL_SHM_EXCHANGE]);
     if (one_way && p->cma && t->want_cma &&
         ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, t->want_pull);
@@ -1382,31 +1380,13 @@ const tl_ops_t tl_shmem_ops = {
     .progress = shm_progress,
 };
 
-void tl_shmem_single_copy(tl_t *tl, int on)
+void tl_shmem_hint(tl_t *tl, tl_shm_hint_t hint, int on)
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;
 
-    if (!tl || tl->ops != &tl_shmem_ops)
+    if (!tl || tl->ops != &tl_shmem_ops || (unsigned)hint >= TL_SHM_NHINTS)
         return;
-    t->exchanging += on ? 1 : -1;
-}
-
-void tl_shmem_rings_only(tl_t *tl, int on)
-{
-    tl_shmem_t *t = (tl_shmem_t *)tl;
-
-    if (!tl || tl->ops != &tl_shmem_ops)
-        return;
-    t->rings_only += on ? 1 : -1;
-}
-
-void tl_shmem_target_copies(tl_t *tl, int on)
-{
-    tl_shmem_t *t = (tl_shmem_t *)tl;
-
-    if (!tl || tl->ops != &tl_shmem_ops)
-        return;
-    t->tgt_copies += on ? 1 : -1;
+    t->hints[hint] += on ? 1 : -1;
 }
 
 int tl_shmem_cma_tunable(tl_t *tl)

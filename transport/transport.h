@@ -103,22 +103,25 @@ extern const tl_ops_t tl_self_ops;
  * bounds) and malformed messages dropped are counted. */
 extern const tl_ops_t tl_shmem_ops;
 unsigned long tl_shmem_rejected_writes(tl_t *tl);
-/* While on (calls nest; NULL or another transport: no-op), writes of 64 KiB
- * or more are read by their target with one copy (process_vm_readv) when
- * exchanges pull (MBMPI_SHM_CMA=exchange, or auto where MPI_Init timed it
- * faster): for exchanges, where both ranks send and receive at once and the
- * rings' second copy only adds work to two busy CPUs. */
-void tl_shmem_single_copy(tl_t *tl, int on);
-/* While on (calls nest; NULL or another transport: no-op), every write goes
- * through the rings, whatever MBMPI_SHM_CMA says: for a sender that writes
- * into the source right after (a single copy leaves the lines shared with,
- * or owned by, the other CPU; see mpi/p2p.c). */
-void tl_shmem_rings_only(tl_t *tl, int on);
-/* While on (calls nest; NULL or another transport: no-op), writes of 32
- * KiB or more are copied by their target alone (process_vm_readv) where
- * single copies are allowed: for data the receiver uses at once (a
- * reduction's operands), which then sit in its cache. */
-void tl_shmem_target_copies(tl_t *tl, int on);
+/* What the writes issued next are for, which decides how mbshm copies
+ * them (mpi/p2p.c sets them around a call). tl_shmem_hint(tl, h, 1) turns
+ * h on and (tl, h, 0) off again; they nest, and while several are on, the
+ * first of this list wins. NULL or another transport: no-op.
+ *   TL_SHM_REWRITE   the sender writes into the source right after: every
+ *                    write goes through the rings, whatever MBMPI_SHM_CMA
+ *                    says (a single copy leaves the lines shared with, or
+ *                    owned by, the other CPU);
+ *   TL_SHM_OPERAND   the target uses the data at once (a reduction's
+ *                    operands): writes of 32 KiB or more are copied by the
+ *                    target alone (process_vm_readv) where single copies
+ *                    are allowed, so they then sit in its cache;
+ *   TL_SHM_EXCHANGE  the sender also receives at once (MPI_Sendrecv): writes
+ *                    of 64 KiB or more are read by their target with one
+ *                    copy when exchanges pull (MBMPI_SHM_CMA=exchange, or
+ *                    auto where MPI_Init timed it faster), as the rings'
+ *                    second copy only adds work to two busy CPUs. */
+typedef enum tl_shm_hint { TL_SHM_REWRITE, TL_SHM_OPERAND, TL_SHM_EXCHANGE, TL_SHM_NHINTS } tl_shm_hint_t;
+void tl_shmem_hint(tl_t *tl, tl_shm_hint_t hint, int on);
 /* 1 when exchanges are read by their targets (see above), else 0. */
 int tl_shmem_exchange_pulls(tl_t *tl);
 /* 1 when large writes outside exchanges (32 KiB+) are single copies with

@@ -89,10 +89,10 @@ int mpii_allreduce_rabenseifner(const void *sendbuf, void *recvbuf, int count, M
             int r0 = mpii_coll_block_start(count, pof2, pbase);
             int r1 = mpii_coll_block_start(count, pof2, pbase + mask);
             int partner = mpii_coll_fold_rank(newrank ^ mask, rem);
-            rc = mpii_sendrecv_ctx(mpii_coll_at(recvbuf, (MPI_Aint)s0 * ext), s1 - s0, dt, partner,
-                                   MPII_COLL_TAG_ALLREDUCE, mpii_coll_at(recvbuf, (MPI_Aint)r0 * ext),
-                                   r1 - r0, dt, partner, MPII_COLL_TAG_ALLREDUCE, comm, MPII_COLL_REWRITE,
-                                   MPI_STATUS_IGNORE);
+            rc =
+                mpii_sendrecv_coll_rewrite(mpii_coll_at(recvbuf, (MPI_Aint)s0 * ext), s1 - s0, dt, partner,
+                                           MPII_COLL_TAG_ALLREDUCE, mpii_coll_at(recvbuf, (MPI_Aint)r0 * ext),
+                                           r1 - r0, dt, partner, MPII_COLL_TAG_ALLREDUCE, comm);
         }
     }
 

@@ -93,8 +93,8 @@ int mpii_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, int co
             int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
 
             /* recvbuf is combined into next: not pulled (p2p.c) */
-            rc = mpii_sendrecv_ctx(recvbuf, count, dt, dst, MPII_COLL_TAG_ALLREDUCE, tmp, count, dt, dst,
-                                   MPII_COLL_TAG_ALLREDUCE, comm, MPII_COLL_REWRITE, MPI_STATUS_IGNORE);
+            rc = mpii_sendrecv_coll_rewrite(recvbuf, count, dt, dst, MPII_COLL_TAG_ALLREDUCE, tmp, count, dt,
+                                            dst, MPII_COLL_TAG_ALLREDUCE, comm);
             if (rc != MPI_SUCCESS)
                 goto out_free_tmp;
             mpii_op_apply(op, tmp, recvbuf, count, dt);

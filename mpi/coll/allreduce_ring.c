@@ -56,19 +56,20 @@ int mpii_allreduce_ring(const void *sendbuf, void *recvbuf, int count, MPI_Datat
         int sb = (rank - i + p) % p, rb = (rank - i - 1 + p) % p;
         int rn = mpii_coll_block_len(count, p, rb);
         void *rat = mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, rb) * ext);
-        rc = mpii_sendrecv_ctx(mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, sb) * ext),
-                               mpii_coll_block_len(count, p, sb), dt, right, MPII_COLL_TAG_ALLREDUCE, tmp, rn,
-                               dt, left, MPII_COLL_TAG_ALLREDUCE, comm, MPII_COLL_REWRITE, MPI_STATUS_IGNORE);
+        rc = mpii_sendrecv_coll_rewrite(
+            mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, sb) * ext),
+            mpii_coll_block_len(count, p, sb), dt, right, MPII_COLL_TAG_ALLREDUCE, tmp, rn, dt, left,
+            MPII_COLL_TAG_ALLREDUCE, comm);
         if (rc == MPI_SUCCESS)
             mpii_op_apply(op, tmp, rat, rn, dt);
     }
     for (int i = 0; i < p - 1 && rc == MPI_SUCCESS; i++) {
         int sb = (rank + 1 - i + p) % p, rb = (rank - i + p) % p;
-        rc = mpii_sendrecv_ctx(mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, sb) * ext),
-                               mpii_coll_block_len(count, p, sb), dt, right, MPII_COLL_TAG_ALLREDUCE,
-                               mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, rb) * ext),
-                               mpii_coll_block_len(count, p, rb), dt, left, MPII_COLL_TAG_ALLREDUCE, comm,
-                               MPII_COLL_REWRITE, MPI_STATUS_IGNORE);
+        rc = mpii_sendrecv_coll_rewrite(
+            mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, sb) * ext),
+            mpii_coll_block_len(count, p, sb), dt, right, MPII_COLL_TAG_ALLREDUCE,
+            mpii_coll_at(recvbuf, (MPI_Aint)mpii_coll_block_start(count, p, rb) * ext),
+            mpii_coll_block_len(count, p, rb), dt, left, MPII_COLL_TAG_ALLREDUCE, comm);
     }
     mpii_scratch_free(tmp_base);
     return rc;

@@ -70,7 +70,7 @@ int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Data
     for (int mask = 1; mask < p; mask <<= 1) {
         if (vrank & mask) {
             int parent = (vrank - mask + root) % p;
-            rc = mpii_send_ctx(mine, count, dt, parent, MPII_COLL_TAG_REDUCE, comm, MPII_COLL_OPERAND);
+            rc = mpii_send_coll_operand(mine, count, dt, parent, MPII_COLL_TAG_REDUCE, comm);
             break;
         }
         if (vrank + mask < p) {

@@ -51,7 +51,7 @@ int mpii_reduce_linear(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     if (count == 0)
         return MPI_SUCCESS;
     if (comm->rank != root)
-        return mpii_send_ctx(sendbuf, count, dt, root, MPII_COLL_TAG_REDUCE, comm, MPII_COLL_OPERAND);
+        return mpii_send_coll_operand(sendbuf, count, dt, root, MPII_COLL_TAG_REDUCE, comm);
 
     if (sendbuf == MPI_IN_PLACE) {
         mine = recvbuf;

@@ -71,8 +71,9 @@ int mpii_coll_reduce_scatter_halving(void *buf, void *tmp, int count, MPI_Dataty
         }
         sat = blocks(buf, count, pof2, slo, shi, ext, &sn);
         kat = blocks(buf, count, pof2, klo, khi, ext, &kn);
-        rc = mpii_sendrecv_ctx(sat, sn, dt, partner, tag, blocks(tmp, count, pof2, klo, khi, ext, &kn), kn,
-                               dt, partner, tag, comm, MPII_COLL_REWRITE, MPI_STATUS_IGNORE);
+        rc = mpii_sendrecv_coll_rewrite(sat, sn, dt, partner, tag,
+                                        blocks(tmp, count, pof2, klo, khi, ext, &kn), kn, dt, partner, tag,
+                                        comm);
         if (rc != MPI_SUCCESS)
             return rc;
         mpii_op_apply(op, blocks(tmp, count, pof2, klo, khi, ext, &kn), kat, kn, dt);
