@@ -315,8 +315,12 @@ static int mbcf_op_issue(mbcf_t *m, mbcf_op_t *op)
         size_t n = op->len - op->done_off;
         if (n > op->chunk)
             n = op->chunk;
+        if (op->hint != TL_HINT_NONE)
+            tl_hint(m->tl, op->hint, 1);
         rc = tl_write(m->tl, op->peer, op->src + op->done_off, n, &op->rkey, op->offset + op->done_off,
                       op->notify, op->data, op->tl_ctx);
+        if (op->hint != TL_HINT_NONE)
+            tl_hint(m->tl, op->hint, 0);
         if (rc == UT_OK || rc == UT_INPROGRESS) {
             op->done_off += n;
             m->stats.writes++;
@@ -509,6 +513,12 @@ void mbcf_revoke(mbcf_t *m, mbcf_region_t *r)
 int mbcf_write(mbcf_t *m, int peer, const void *src, size_t len, const tl_rkey_t *desc, uint64_t offset,
                size_t chunk, int notify, uint32_t data, mbcf_op_t *op)
 {
+    return mbcf_write_hint(m, peer, src, len, desc, offset, chunk, notify, data, TL_HINT_NONE, op);
+}
+
+int mbcf_write_hint(mbcf_t *m, int peer, const void *src, size_t len, const tl_rkey_t *desc, uint64_t offset,
+                    size_t chunk, int notify, uint32_t data, int hint, mbcf_op_t *op)
+{
     if (offset > desc->len || len > desc->len - offset) {
         ut_error("mbcf_write: %zu bytes at offset %llu past a region of %llu bytes", len,
                  (unsigned long long)offset, (unsigned long long)desc->len);
@@ -524,6 +534,7 @@ int mbcf_write(mbcf_t *m, int peer, const void *src, size_t len, const tl_rkey_t
     op->offset = offset;
     op->notify = notify;
     op->data = data;
+    op->hint = hint;
     op->chunk = chunk && chunk < m->chunk ? chunk : m->chunk;
     if (!op->chunk)
         op->chunk = len ? len : 1;

@@ -86,6 +86,7 @@ struct mbcf_op {
     int notify;
     uint32_t data;
     size_t chunk;
+    int hint; /* tl_shm_hint_t of every tl_write */
 };
 
 /* A local buffer exposed for remote write, and its descriptor for the peer. */
@@ -155,6 +156,10 @@ void mbcf_revoke(mbcf_t *m, mbcf_region_t *r);
  * UT_OK (done), UT_INPROGRESS (op->cb later) or an error. */
 int mbcf_write(mbcf_t *m, int peer, const void *src, size_t len, const tl_rkey_t *desc, uint64_t offset,
                size_t chunk, int notify, uint32_t data, mbcf_op_t *op);
+/* The same, telling the transport what the data is for (tl_shm_hint_t,
+ * transport.h): every chunk, retries included, is written with it. */
+int mbcf_write_hint(mbcf_t *m, int peer, const void *src, size_t len, const tl_rkey_t *desc, uint64_t offset,
+                    size_t chunk, int notify, uint32_t data, int hint, mbcf_op_t *op);
 /* This rank's chunk size (the target announces it; the writer uses the
  * smaller of both). */
 size_t mbcf_write_chunk(const mbcf_t *m);

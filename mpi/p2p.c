@@ -281,8 +281,10 @@ static void req_null_complete(mpii_request_t *r, mpii_comm_t *c, int kind)
     r->udt = NULL;
 }
 
+/* hint: what the data is for, given to the transport with every write of
+ * it (tl_shm_hint_t; TL_HINT_NONE for the user's sends) */
 static int send_start(mpii_request_t *r, const void *buf, int count, mpii_datatype_t *dt, int dest, int tag,
-                      mpii_comm_t *c, int coll, int sync)
+                      mpii_comm_t *c, int coll, int sync, tl_shm_hint_t hint)
 {
     size_t len = (size_t)count * dt->size;
     const char *p;
@@ -307,6 +309,7 @@ static int send_start(mpii_request_t *r, const void *buf, int count, mpii_dataty
     }
     if (coll)
         tag += mpii_coll_tag_off; /* a nonblocking collective's own tags */
+    r->pr.tl_hint = hint;
     rc = proto_isend(mpii_g.p, &r->pr, p, len, c->world_ranks[dest], c->rank, mpii_comm_ctx(c, coll), tag, sync);
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
@@ -468,7 +471,7 @@ static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatyp
         return rc;
     r.handle = 0;
     r.tmp = NULL;
-    rc = send_start(&r, buf, count, dt, dest, tag, c, 0, sync);
+    rc = send_start(&r, buf, count, dt, dest, tag, c, 0, sync, TL_HINT_NONE);
     if (rc != MPI_SUCCESS) {
         free(r.tmp);
         return mpii_err(c, rc, fn, "could not start the send");
@@ -539,7 +542,7 @@ static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype
     r = req_new();
     if (!r)
         return mpii_err(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    rc = send_start(r, buf, count, dt, dest, tag, c, 0, sync);
+    rc = send_start(r, buf, count, dt, dest, tag, c, 0, sync, TL_HINT_NONE);
     if (rc != MPI_SUCCESS) {
         req_release(r);
         return mpii_err(c, rc, fn, "could not start the send");
@@ -1193,7 +1196,8 @@ int MPI_Start(MPI_Request *request)
         if (rc == MPI_SUCCESS)
             mpii_req_set_done(r, r->comm, MPII_REQ_SEND, MPI_PROC_NULL);
     } else
-        rc = send_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0, r->p_sync);
+        rc =
+            send_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0, r->p_sync, TL_HINT_NONE);
     if (rc != MPI_SUCCESS)
         return mpii_err(r->comm, rc, "MPI_Start", "could not start the request");
     r->active = 1;
@@ -1273,7 +1277,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     rs.tmp = rr.tmp = NULL;
     rc = recv_start(&rr, buf, count, dt, source, recvtag, c, 0);
     if (rc == MPI_SUCCESS)
-        rc = send_start(&rs, copy, (int)len, mpii_datatype_get(MPI_BYTE), dest, sendtag, c, 0, 0);
+        rc = send_start(&rs, copy, (int)len, mpii_datatype_get(MPI_BYTE), dest, sendtag, c, 0, 0,
+                        TL_HINT_NONE);
     if (rc != MPI_SUCCESS) {
         free(copy);
         return mpii_err(c, rc, "MPI_Sendrecv_replace", "could not start");
@@ -1361,7 +1366,7 @@ int mpii_isend_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int ta
 
     if (!r)
         return MPI_ERR_NO_MEM;
-    rc = send_start(r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, 0);
+    rc = send_start(r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, 0, TL_HINT_NONE);
     if (rc != MPI_SUCCESS) {
         req_release(r);
         return rc;
@@ -1392,15 +1397,15 @@ int mpii_send_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     return mpii_send_ctx_sync(buf, count, dt, dest, tag, comm, coll, 0);
 }
 
-int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
-                       int coll, int sync)
+static int send_ctx_blocking(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                             mpii_comm_t *comm, int coll, int sync, tl_shm_hint_t hint)
 {
     mpii_request_t r;
     int rc;
 
     r.handle = 0;
     r.tmp = NULL;
-    rc = send_start(&r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, sync);
+    rc = send_start(&r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, sync, hint);
     if (rc != MPI_SUCCESS) {
         free(r.tmp);
         return rc;
@@ -1409,14 +1414,15 @@ int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, in
     return req_finish(&r, NULL);
 }
 
+int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                       int coll, int sync)
+{
+    return send_ctx_blocking(buf, count, dt, dest, tag, comm, coll, sync, TL_HINT_NONE);
+}
+
 int mpii_send_coll_operand(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm)
 {
-    int rc;
-
-    tl_shmem_hint(mpii_g.tl, TL_SHM_OPERAND, 1);
-    rc = mpii_send_ctx_sync(buf, count, dt, dest, tag, comm, 1, 0);
-    tl_shmem_hint(mpii_g.tl, TL_SHM_OPERAND, 0);
-    return rc;
+    return send_ctx_blocking(buf, count, dt, dest, tag, comm, 1, 0, TL_SHM_OPERAND);
 }
 
 int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
@@ -1472,11 +1478,9 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
     if (rc != MPI_SUCCESS)
         return rc;
     *which = 1;
-    tl_shmem_hint(mpii_g.tl, hint, 1);
-    rc = send_start(&rs, sbuf, scount, sdt, dest, stag, comm, coll, 0);
+    rc = send_start(&rs, sbuf, scount, sdt, dest, stag, comm, coll, 0, hint);
     if (rc != MPI_SUCCESS) {
         /* the receive must not stay posted into a request about to go */
-        tl_shmem_hint(mpii_g.tl, hint, 0);
         proto_cancel(mpii_g.p, &rr.pr);
         mpii_progress_wait(&rr.pr.done);
         req_finish(&rr, NULL);
@@ -1484,7 +1488,6 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
     }
     mpii_progress_wait(&rs.pr.done);
     mpii_progress_wait(&rr.pr.done);
-    tl_shmem_hint(mpii_g.tl, hint, 0);
     *which = 2;
     rc = req_finish(&rs, NULL);
     rc2 = req_finish(&rr, status);

@@ -984,7 +984,8 @@ static int send_write(proto_t *p, proto_req_t *r, const tl_rkey_t *rkey, uint64_
     if (!wlen)
         return UT_OK;
     r->op.cb = proto_send_op_cb;
-    return mbcf_write(p->m, r->peer, r->buf, wlen, rkey, 0, ck, 1, nw | (exact ? NW_EXACT : 0), &r->op);
+    return mbcf_write_hint(p->m, r->peer, r->buf, wlen, rkey, 0, ck, 1, nw | (exact ? NW_EXACT : 0),
+                           r->tl_hint, &r->op);
 }
 
 static void proto_h_cts(void *arg, int src, const void *msg, size_t len)

@@ -45,6 +45,8 @@ typedef struct proto_req {
     int tag;
     uint32_t ctx;
     int sync;                /* send: synchronous mode */
+    int tl_hint;             /* send: what its data is for (tl_shm_hint_t, transport.h), given to
+                              * every write of its payload; set by the caller before proto_isend */
     proto_comm_t *comm;      /* recv */
     /* write protocol (receive side) */
     uint32_t seq;            /* send: message seq; recv: seq of its REQ */

@@ -283,7 +283,7 @@ typedef struct tl_shmem {
     int tune;        /* MBMPI_SHM_CMA=auto: want_cma and xchg_pull set by tl_shmem_set_cma */
     int ncma;        /* peers reached with process_vm_writev/readv */
     int xchg_pull;   /* exchanges are read by their targets (exchange: always; auto: if timed faster) */
-    int hints[TL_SHM_NHINTS]; /* tl_shmem_hint nesting depth of each */
+    int hints[TL_SHM_NHINTS]; /* tl_hint nesting depth of each (shm_hint) */
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int linked;      /* our segment file still has a name */
@@ -1065,6 +1065,16 @@ static void shm_job_id(char *buf, size_t len)
     snprintf(buf, len, "h%016llx", (unsigned long long)h);
 }
 
+/* tl_hint: the writes that follow are for `hint` (transport.h) */
+static void shm_hint(tl_t *tl, int hint, int on)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+
+    if (hint <= TL_HINT_NONE || hint >= TL_SHM_NHINTS)
+        return;
+    t->hints[hint] += on ? 1 : -1;
+}
+
 static void shm_close(tl_t *tl)
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;
@@ -1378,16 +1388,8 @@ const tl_ops_t tl_shmem_ops = {
     .send = shm_send,
     .write = shm_write,
     .progress = shm_progress,
+    .hint = shm_hint,
 };
-
-void tl_shmem_hint(tl_t *tl, tl_shm_hint_t hint, int on)
-{
-    tl_shmem_t *t = (tl_shmem_t *)tl;
-
-    if (!tl || tl->ops != &tl_shmem_ops || (unsigned)hint >= TL_SHM_NHINTS)
-        return;
-    t->hints[hint] += on ? 1 : -1;
-}
 
 int tl_shmem_cma_tunable(tl_t *tl)
 {

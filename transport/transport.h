@@ -84,6 +84,9 @@ typedef struct tl_ops {
                  int notify, uint32_t data, void *op_ctx);
     /* Drain up to a batch of completions; returns the number handled. */
     int (*progress)(tl_t *tl);
+    /* Optional (NULL: writes ignore hints): turn a hint about the writes
+     * that follow on (on = 1) or off (0); see tl_shm_hint_t below. */
+    void (*hint)(tl_t *tl, int hint, int on);
 } tl_ops_t;
 
 /* Every transport object starts with this. */
@@ -104,9 +107,11 @@ extern const tl_ops_t tl_self_ops;
 extern const tl_ops_t tl_shmem_ops;
 unsigned long tl_shmem_rejected_writes(tl_t *tl);
 /* What the writes issued next are for, which decides how mbshm copies
- * them (mpi/p2p.c sets them around a call). tl_shmem_hint(tl, h, 1) turns
- * h on and (tl, h, 0) off again; they nest, and while several are on, the
- * first of this list wins. NULL or another transport: no-op.
+ * them (the other transports have no hint op). mbcf sets a write's hint
+ * around each of its tl_write calls (the hint travels with the request:
+ * proto_req_t.tl_hint, mbcf_write_hint), so it never applies to another
+ * request's writes. tl_hint(tl, h, 1) turns h on and (tl, h, 0) off again;
+ * they nest, and while several are on, the first of this list wins.
  *   TL_SHM_REWRITE   the sender writes into the source right after: every
  *                    write goes through the rings, whatever MBMPI_SHM_CMA
  *                    says (a single copy leaves the lines shared with, or
@@ -120,8 +125,13 @@ unsigned long tl_shmem_rejected_writes(tl_t *tl);
  *                    copy when exchanges pull (MBMPI_SHM_CMA=exchange, or
  *                    auto where MPI_Init timed it faster), as the rings'
  *                    second copy only adds work to two busy CPUs. */
-typedef enum tl_shm_hint { TL_SHM_REWRITE, TL_SHM_OPERAND, TL_SHM_EXCHANGE, TL_SHM_NHINTS } tl_shm_hint_t;
-void tl_shmem_hint(tl_t *tl, tl_shm_hint_t hint, int on);
+typedef enum tl_shm_hint {
+    TL_HINT_NONE,
+    TL_SHM_REWRITE,
+    TL_SHM_OPERAND,
+    TL_SHM_EXCHANGE,
+    TL_SHM_NHINTS
+} tl_shm_hint_t;
 /* 1 when exchanges are read by their targets (see above), else 0. */
 int tl_shmem_exchange_pulls(tl_t *tl);
 /* 1 when large writes outside exchanges (32 KiB+) are single copies with
@@ -177,6 +187,12 @@ static inline int tl_write(tl_t *tl, int peer, const void *src, size_t len, cons
 static inline int tl_progress(tl_t *tl)
 {
     return tl->ops->progress(tl);
+}
+
+static inline void tl_hint(tl_t *tl, int hint, int on)
+{
+    if (tl->ops->hint)
+        tl->ops->hint(tl, hint, on);
 }
 
 /* Print the libfabric providers that offer what mbmpi needs (FILE *). */

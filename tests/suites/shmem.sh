@@ -64,6 +64,10 @@ run manifest --providers mbshm
     # an unknown value fails MPI_Init with a message naming the setting
     echo "sendrecv_exchange 2 fail stderr:MBMPI_SHM_CMA MBMPI_SHM_CMA=banana"
     echo "p2p_order 2 ok MBMPI_SHM_RING=64K"
+    # a Reduce operand's hint (the root reads it) is not taken by a user's
+    # send whose write is issued while the operand's send waits
+    echo "hint_scope 2 ok MBMPI_SHM_CMA=1 MBMPI_REDUCE_ALGO=linear"
+    echo "hint_scope 2 ok MBMPI_SHM_CMA=1 MBMPI_REDUCE_ALGO=binomial"
 } >"$tmp/manifest"
 if grep -q -E '^p2p_basic ' tests/mpi/manifest && grep -q -E '^p2p_order ' tests/mpi/manifest &&
     grep -q -E '^proto_paths ' tests/mpi/manifest; then
