@@ -316,11 +316,11 @@ static int mbcf_op_issue(mbcf_t *m, mbcf_op_t *op)
         if (n > op->chunk)
             n = op->chunk;
         if (op->hint != TL_HINT_NONE)
-            tl_hint(m->tl, op->hint, 1);
+            tl_hint(m->tl, op->hint);
         rc = tl_write(m->tl, op->peer, op->src + op->done_off, n, &op->rkey, op->offset + op->done_off,
                       op->notify, op->data, op->tl_ctx);
         if (op->hint != TL_HINT_NONE)
-            tl_hint(m->tl, op->hint, 0);
+            tl_hint(m->tl, TL_HINT_NONE);
         if (rc == UT_OK || rc == UT_INPROGRESS) {
             op->done_off += n;
             m->stats.writes++;

@@ -283,7 +283,7 @@ typedef struct tl_shmem {
     int tune;        /* MBMPI_SHM_CMA=auto: want_cma and xchg_pull set by tl_shmem_set_cma */
     int ncma;        /* peers reached with process_vm_writev/readv */
     int xchg_pull;   /* exchanges are read by their targets (exchange: always; auto: if timed faster) */
-    int hints[TL_SHM_NHINTS]; /* tl_hint nesting depth of each (shm_hint) */
+    int hint;        /* tl_shm_hint_t of the write being issued (shm_hint) */
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int linked;      /* our segment file still has a name */
@@ -758,16 +758,16 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_INVALID_PARAM;
     if (p->pending)
         return UT_ERR_NO_RESOURCE;
-    if (t->hints[TL_SHM_REWRITE])
+    if (t->hint == TL_SHM_REWRITE)
         goto rings;
-    if (t->hints[TL_SHM_OPERAND] && p->cma && t->want_split && len >= SHM_CMA_MIN) {
+    if (t->hint == TL_SHM_OPERAND && p->cma && t->want_split && len >= SHM_CMA_MIN) {
         /* the target uses the data at once: it reads it into its cache
          * (not with MBMPI_SHM_CMA=single, the writer copying alone) */
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
     }
-    if (p->cma && len >= SHM_XCHG_MIN && t->hints[TL_SHM_EXCHANGE] && t->xchg_pull) {
+    if (p->cma && len >= SHM_XCHG_MIN && t->hint == TL_SHM_EXCHANGE && t->xchg_pull) {
         /* an exchange: the target reads it (one copy, landing in its cache) */
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
         if (rc != UT_ERR_UNSUPPORTED)
@@ -775,7 +775,7 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
     }
     /* MBMPI_SHM_CMA=auto: an exchange that does not pull uses the rings,
      * whatever was chosen for one-way writes (both were timed apart) */
-    int one_way = !(t->tune && t->hints[TL_SHM_EXCHANGE]);
+    int one_way = !(t->tune && t->hint == TL_SHM_EXCHANGE);
     if (one_way && p->cma && t->want_cma &&
         ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, t->want_pull);
@@ -1066,13 +1066,9 @@ static void shm_job_id(char *buf, size_t len)
 }
 
 /* tl_hint: the writes that follow are for `hint` (transport.h) */
-static void shm_hint(tl_t *tl, int hint, int on)
+static void shm_hint(tl_t *tl, int hint)
 {
-    tl_shmem_t *t = (tl_shmem_t *)tl;
-
-    if (hint <= TL_HINT_NONE || hint >= TL_SHM_NHINTS)
-        return;
-    t->hints[hint] += on ? 1 : -1;
+    ((tl_shmem_t *)tl)->hint = hint > TL_HINT_NONE && hint < TL_SHM_NHINTS ? hint : TL_HINT_NONE;
 }
 
 static void shm_close(tl_t *tl)

@@ -84,9 +84,10 @@ typedef struct tl_ops {
                  int notify, uint32_t data, void *op_ctx);
     /* Drain up to a batch of completions; returns the number handled. */
     int (*progress)(tl_t *tl);
-    /* Optional (NULL: writes ignore hints): turn a hint about the writes
-     * that follow on (on = 1) or off (0); see tl_shm_hint_t below. */
-    void (*hint)(tl_t *tl, int hint, int on);
+    /* Optional (NULL: writes ignore hints): what the writes that follow
+     * are for, until the next call (TL_HINT_NONE: nothing); see
+     * tl_shm_hint_t below. */
+    void (*hint)(tl_t *tl, int hint);
 } tl_ops_t;
 
 /* Every transport object starts with this. */
@@ -107,11 +108,10 @@ extern const tl_ops_t tl_self_ops;
 extern const tl_ops_t tl_shmem_ops;
 unsigned long tl_shmem_rejected_writes(tl_t *tl);
 /* What the writes issued next are for, which decides how mbshm copies
- * them (the other transports have no hint op). mbcf sets a write's hint
- * around each of its tl_write calls (the hint travels with the request:
- * proto_req_t.tl_hint, mbcf_write_hint), so it never applies to another
- * request's writes. tl_hint(tl, h, 1) turns h on and (tl, h, 0) off again;
- * they nest, and while several are on, the first of this list wins.
+ * them (the other transports have no hint op). The hint travels with the
+ * request (proto_req_t.tl_hint, mbcf_write_hint), and mbcf sets it for
+ * each of that op's tl_write calls only and resets it to TL_HINT_NONE
+ * after, so it never applies to another request's writes.
  *   TL_SHM_REWRITE   the sender writes into the source right after: every
  *                    write goes through the rings, whatever MBMPI_SHM_CMA
  *                    says (a single copy leaves the lines shared with, or
@@ -189,10 +189,10 @@ static inline int tl_progress(tl_t *tl)
     return tl->ops->progress(tl);
 }
 
-static inline void tl_hint(tl_t *tl, int hint, int on)
+static inline void tl_hint(tl_t *tl, int hint)
 {
     if (tl->ops->hint)
-        tl->ops->hint(tl, hint, on);
+        tl->ops->hint(tl, hint);
 }
 
 /* Print the libfabric providers that offer what mbmpi needs (FILE *). */
