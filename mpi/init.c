@@ -45,7 +45,10 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      "multi (FI_MULTI_RECV buffers), single (one message per buffer), auto (single on sockets)",
      UT_CFG_STRING, &mpii_g.fifo_mode},
     {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
-    {"REQ_MIN", "0", "smallest receive buffer that issues a REQ", UT_CFG_SIZE, &mpii_g.req_min},
+    {"REQ_MIN", "auto",
+     "smallest receive buffer that issues a REQ (auto: the transport's smallest write that beats a FIFO "
+     "message, 8K on mbshm, 0 on libfabric)",
+     UT_CFG_STRING, &mpii_g.req_min_str},
     {"WRITE_CHUNK", "0", "largest single remote write (0: provider maximum)", UT_CFG_SIZE,
      &mpii_g.write_chunk},
     {"STATS", "0", "print per-rank protocol counters at MPI_Finalize", UT_CFG_BOOL, &mpii_g.stats},
@@ -337,6 +340,13 @@ static int mpi_init_common(void)
                 mpii_g.protocol);
         return MPI_ERR_OTHER;
     }
+    if (strcmp(mpii_g.req_min_str, "auto") &&
+        ut_cfg_parse_size(mpii_g.req_min_str, &mpii_g.req_min) != UT_OK) {
+        fprintf(stderr,
+                "mbmpi: MPI_Init: MBMPI_REQ_MIN must be a size (e.g. 0, 512, 8K) or auto, not \"%s\"\n",
+                mpii_g.req_min_str);
+        return MPI_ERR_OTHER;
+    }
     mpii_g.t0 = now();
     rc = boot_init(&mpii_g.boot);
     if (rc != UT_OK)
@@ -353,6 +363,8 @@ static int mpi_init_common(void)
     pp.size = mpii_g.size;
     pp.eager_only = !strcmp(mpii_g.protocol, "eager");
     pp.eager_limit = mpii_g.eager_limit;
+    if (!strcmp(mpii_g.req_min_str, "auto"))
+        mpii_g.req_min = mpii_g.tl != NULL ? mpii_g.tl->caps.write_min : 0;
     pp.req_min = mpii_g.req_min;
     pp.req_max = (int)mpii_g.req_max;
     rc = proto_create(mpii_g.m, &pp, &mpii_g.p);
@@ -485,6 +497,10 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
     MPII_CHECK_INIT("MPIX_Stat_get");
     if (!name || !value)
         return mpii_err(NULL, MPI_ERR_ARG, "MPIX_Stat_get", "NULL argument");
+    if (!strcmp(name, "req_min")) { /* a setting: receives smaller than this send no REQ */
+        *value = mpii_g.req_min;
+        return MPI_SUCCESS;
+    }
     if (!strcmp(name, "shm_pulled")) { /* transport/shmem.c: pieces read from peers */
         *value = tl_shmem_pulled(mpii_g.tl);
         return MPI_SUCCESS;

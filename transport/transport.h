@@ -44,6 +44,7 @@ typedef struct tl_caps {
     int fd;                  /* waitable fd, or -1 */
     size_t fifo_bytes;       /* receive FIFO capacity */
     size_t fifo_slot;        /* FIFO bytes any message occupies at least (0: its size) */
+    size_t write_min;        /* writes below this cost what a FIFO message does (0: none do) */
 } tl_caps_t;
 
 /* Callbacks into the layer above (mbcf/). */

@@ -56,6 +56,9 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
     int rc = MPI_SUCCESS;
     int wrc;
 
+    /* two ranks: the tree is one edge, as the flat one, which needs no packing */
+    if (p <= 2)
+        return mpii_gather_linear(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (rank == root) {
         const mpii_datatype_t *rdt = mpii_datatype_get(recvtype);
         blk = (size_t)recvcount * rdt->size;

@@ -58,6 +58,9 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
     int rc = MPI_SUCCESS;
     int wrc;
 
+    /* two ranks: the tree is one edge, as the flat one, which needs no packing */
+    if (p <= 2)
+        return mpii_scatter_linear(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     if (rank == root) {
         const mpii_datatype_t *sdt = mpii_datatype_get(sendtype);
         blk = (size_t)sendcount * sdt->size;

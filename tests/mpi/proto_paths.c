@@ -10,6 +10,10 @@
  *   6. cancel with a REQ out  -> cancelled, the message later lands intact
  *   7. simultaneous exchanges (both sides post and send at once), many times
  * With MBMPI_PROTOCOL=eager no REQ is ever sent and nothing is written.
+ * A receive smaller than MBMPI_REQ_MIN (mbmpi's "req_min", auto: 8 KiB on
+ * mbshm, 0 on libfabric) sends no REQ: its message goes eager. Paths 4-6
+ * use messages of at least req_min bytes, so they take the REQ path at any
+ * setting.
  * Other MPIs run the same exchanges without the counter checks.
  * Ordering between ranks uses messages only (no sleeps).
  */
@@ -19,6 +23,7 @@
 #include <string.h>
 
 static int rank, size, eager_mode;
+static size_t req_min; /* receives smaller than this send no REQ */
 
 #define CHECK(cond, ...)                                                  \
     do {                                                                  \
@@ -87,8 +92,9 @@ static void receive_first(size_t n)
         MPI_Wait(&rq, &st);
         status_is(&st, 0, 1, (int)n, "receive-first");
         verify(buf, n, 1, "receive-first");
-        if (eager_mode) {
-            EXPECT(stat("req_sent") == r0 && stat("write_msgs") == w0, "eager mode wrote");
+        if (eager_mode || n < req_min) {
+            EXPECT(stat("req_sent") == r0 && stat("write_msgs") == w0, "%s wrote %zu bytes",
+                   eager_mode ? "eager mode" : "a receive below req_min", n);
         } else {
             EXPECT(stat("req_sent") > r0, "no REQ was sent for a receive posted first");
             EXPECT(stat("write_msgs") == w0 + 1, "receive-first message did not use the write protocol");
@@ -98,7 +104,7 @@ static void receive_first(size_t n)
         fill(buf, n, 1);
         MPI_Recv(&go, 1, MPI_INT, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &st);
         MPI_Send(buf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-        if (!eager_mode)
+        if (!eager_mode && n >= req_min)
             EXPECT(stat("req_dropped") == u0, "the sender dropped the REQ of a receive posted first");
     }
     free(buf);
@@ -141,9 +147,9 @@ static void send_first(size_t n, const char *counter)
 }
 
 /* 4. a REQ whose message goes through the FIFO: tag mismatch. */
-static void conflict(void)
+static void conflict(size_t n)
 {
-    unsigned char a[100], b[100];
+    unsigned char *a = malloc(n), *b = malloc(n);
     int go = 1;
     MPI_Status st;
 
@@ -151,30 +157,32 @@ static void conflict(void)
     if (rank == 1) {
         unsigned long long k0 = stat("req_killed");
         MPI_Request ra, rb;
-        memset(a, 0, sizeof a);
-        memset(b, 0, sizeof b);
-        MPI_Irecv(a, 100, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &ra); /* REQ goes out for tag 5 */
+        memset(a, 0, n);
+        memset(b, 0, n);
+        MPI_Irecv(a, (int)n, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &ra); /* REQ goes out for tag 5 */
         MPI_Send(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
-        MPI_Irecv(b, 100, MPI_BYTE, 0, 6, MPI_COMM_WORLD, &rb);
+        MPI_Irecv(b, (int)n, MPI_BYTE, 0, 6, MPI_COMM_WORLD, &rb);
         MPI_Wait(&rb, &st);
-        status_is(&st, 0, 6, 100, "conflict (tag 6)");
-        verify(b, 100, 6, "conflict (tag 6)");
+        status_is(&st, 0, 6, (int)n, "conflict (tag 6)");
+        verify(b, n, 6, "conflict (tag 6)");
         MPI_Wait(&ra, &st);
-        status_is(&st, 0, 5, 100, "conflict (tag 5)");
-        verify(a, 100, 5, "conflict (tag 5)");
+        status_is(&st, 0, 5, (int)n, "conflict (tag 5)");
+        verify(a, n, 5, "conflict (tag 5)");
         if (!eager_mode)
             EXPECT(stat("req_killed") > k0, "the receiver did not kill the REQ that lost");
     } else if (rank == 0) {
         unsigned long long d0 = stat("req_dropped");
         MPI_Recv(&go, 1, MPI_INT, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &st);
         /* The armed REQ names tag 5, this message is tag 6: FIFO, drop. */
-        fill(b, 100, 6);
-        MPI_Send(b, 100, MPI_BYTE, 1, 6, MPI_COMM_WORLD);
-        fill(a, 100, 5);
-        MPI_Send(a, 100, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
+        fill(b, n, 6);
+        MPI_Send(b, (int)n, MPI_BYTE, 1, 6, MPI_COMM_WORLD);
+        fill(a, n, 5);
+        MPI_Send(a, (int)n, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
         if (!eager_mode)
             EXPECT(stat("req_dropped") > d0, "the sender did not drop the mismatched REQ");
     }
+    free(a);
+    free(b);
 }
 
 /* 5. ANY_SOURCE receives never send a REQ. */
@@ -208,36 +216,38 @@ static void any_source(void)
 }
 
 /* 6. cancel a receive whose REQ the sender has armed. */
-static void cancel_with_req(void)
+static void cancel_with_req(size_t n)
 {
-    unsigned char buf[256], late[256];
+    unsigned char *buf = malloc(n), *late = malloc(n);
     int go = 1, flag;
     MPI_Status st;
 
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
         MPI_Request rq;
-        memset(buf, 0xee, sizeof buf);
-        MPI_Irecv(buf, 256, MPI_BYTE, 0, 10, MPI_COMM_WORLD, &rq);
+        memset(buf, 0xee, n);
+        MPI_Irecv(buf, (int)n, MPI_BYTE, 0, 10, MPI_COMM_WORLD, &rq);
         MPI_Send(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD); /* behind the REQ */
         MPI_Recv(&go, 1, MPI_INT, MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, &st); /* rank 0 has seen the REQ */
         MPI_Cancel(&rq);
         MPI_Wait(&rq, &st);
         MPI_Test_cancelled(&st, &flag);
         CHECK(flag, "the receive was not cancelled although nothing was sent yet");
-        for (int i = 0; i < 256; i++)
-            CHECK(buf[i] == 0xee, "a cancelled receive buffer was written at byte %d", i);
+        for (size_t i = 0; i < n; i++)
+            CHECK(buf[i] == 0xee, "a cancelled receive buffer was written at byte %zu", i);
         MPI_Send(&go, 1, MPI_INT, 0, 12, MPI_COMM_WORLD);
-        MPI_Recv(late, 256, MPI_BYTE, 0, 10, MPI_COMM_WORLD, &st);
-        status_is(&st, 0, 10, 256, "after cancel");
-        verify(late, 256, 10, "after cancel");
+        MPI_Recv(late, (int)n, MPI_BYTE, 0, 10, MPI_COMM_WORLD, &st);
+        status_is(&st, 0, 10, (int)n, "after cancel");
+        verify(late, n, 10, "after cancel");
     } else if (rank == 0) {
         MPI_Recv(&go, 1, MPI_INT, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &st);
         MPI_Send(&go, 1, MPI_INT, 1, 11, MPI_COMM_WORLD);
         MPI_Recv(&go, 1, MPI_INT, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &st);
-        fill(buf, 256, 10);
-        MPI_Send(buf, 256, MPI_BYTE, 1, 10, MPI_COMM_WORLD);
+        fill(buf, n, 10);
+        MPI_Send(buf, (int)n, MPI_BYTE, 1, 10, MPI_COMM_WORLD);
     }
+    free(buf);
+    free(late);
 }
 
 /* 7. both sides post and send at once, sizes across the eager limit. */
@@ -282,15 +292,19 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    {
+        unsigned long long v = stat("req_min");
+        req_min = (size_t)v;
+    }
     receive_first(8);
     receive_first(64 * 1024);
     receive_first(3 << 20);
     send_first(0, "eager_msgs");
     send_first(1000, "eager_msgs");
     send_first(1 << 20, "rts_msgs");
-    conflict();
+    conflict(req_min > 100 ? req_min : 100);
     any_source();
-    cancel_with_req();
+    cancel_with_req(req_min > 256 ? req_min : 256);
     simultaneous();
     MPI_Finalize();
     return 0;
