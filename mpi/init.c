@@ -509,6 +509,14 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
         *value = (unsigned long long)tl_shmem_exchange_pulls(mpii_g.tl);
         return MPI_SUCCESS;
     }
+    if (!strcmp(name, "shm_cma_peers")) { /* peers reachable with process_vm_readv/writev */
+        *value = (unsigned long long)tl_shmem_cma_peers(mpii_g.tl);
+        return MPI_SUCCESS;
+    }
+    if (!strcmp(name, "shm_single_copies")) { /* writes this rank made with process_vm_writev */
+        *value = tl_shmem_single_copies(mpii_g.tl);
+        return MPI_SUCCESS;
+    }
     if (!strcmp(name, "shm_cma_writes")) { /* 1: other writes of 32 KiB+ are single copies */
         *value = (unsigned long long)tl_shmem_cma_writes(mpii_g.tl);
         return MPI_SUCCESS;

@@ -183,6 +183,12 @@ int mpii_sendrecv_coll_rewrite(const void *sbuf, int scount, MPI_Datatype sdt, i
 /* A send of an operand that the receiver combines at once: over mbshm the
  * receiver copies it itself, into its cache. */
 int mpii_send_coll_operand(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm);
+/* A block of a flat Scatter (root to each rank) or Gather (each rank to the
+ * root): over mbshm a single copy by the writer wherever MPI_Init timed
+ * single copies faster, also with more ranks than CPUs. */
+int mpii_isend_coll_flat(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                         MPI_Request *req);
+int mpii_send_coll_flat(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm);
 /* Complete requests made by mpii_i*_ctx without invoking error handlers. */
 int mpii_waitall(int n, MPI_Request *reqs);
 

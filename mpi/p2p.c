@@ -1358,21 +1358,33 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 
 /* ------------------------------------------ internal, for collectives */
 
-int mpii_isend_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm, int coll,
-                   MPI_Request *req)
+static int isend_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                     int coll, tl_shm_hint_t hint, MPI_Request *req)
 {
     mpii_request_t *r = req_new();
     int rc;
 
     if (!r)
         return MPI_ERR_NO_MEM;
-    rc = send_start(r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, 0, TL_HINT_NONE);
+    rc = send_start(r, buf, count, mpii_datatype_get(dt), dest, tag, comm, coll, 0, hint);
     if (rc != MPI_SUCCESS) {
         req_release(r);
         return rc;
     }
     *req = r->handle;
     return MPI_SUCCESS;
+}
+
+int mpii_isend_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                   int coll, MPI_Request *req)
+{
+    return isend_ctx(buf, count, dt, dest, tag, comm, coll, TL_HINT_NONE, req);
+}
+
+int mpii_isend_coll_flat(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                         MPI_Request *req)
+{
+    return isend_ctx(buf, count, dt, dest, tag, comm, 1, TL_SHM_FLAT, req);
 }
 
 int mpii_irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
@@ -1423,6 +1435,11 @@ int mpii_send_ctx_sync(const void *buf, int count, MPI_Datatype dt, int dest, in
 int mpii_send_coll_operand(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm)
 {
     return send_ctx_blocking(buf, count, dt, dest, tag, comm, 1, 0, TL_SHM_OPERAND);
+}
+
+int mpii_send_coll_flat(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm)
+{
+    return send_ctx_blocking(buf, count, dt, dest, tag, comm, 1, 0, TL_SHM_FLAT);
 }
 
 int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,

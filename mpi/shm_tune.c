@@ -97,13 +97,22 @@ static int tune_pair(mpii_comm_t *w, int dec[2])
          * run on its CPU, while through the rings each receiver copies its
          * own (Bcast of 64 KiB-1 MiB at P = 8 on 2 CPUs: 114-1222 us with
          * single copies, 82-1010 through the rings); the pair's ping-pong
-         * cannot show that, so one-way writes keep to the rings there. */
-        dec[0] = best[1][0] < best[0][0] && mpii_host_ranks() <= mpii_host_cpus();
+         * cannot show that, so one-way writes keep to the rings there,
+         * except a flat Scatter's or Gather's blocks (2, TL_SHM_FLAT): the
+         * root copies each block either way, the rings add the receivers'
+         * copies (bench/coll, window mode, medians of 5 alternated runs,
+         * blocks of 64 KiB, 256 KiB, 1 MiB at P = 8 on 2 CPUs: Scatter
+         * 175, 472, 2146 -> 103, 364, 1910 us; Gather 150, 455, 2300 ->
+         * 99, 425, 1734; at P = 4 within the noise). */
+        dec[0] = best[1][0] < best[0][0] ? (mpii_host_ranks() <= mpii_host_cpus() ? 1 : 2) : 0;
         dec[1] = best[1][1] < best[0][1];
         ut_debug("mbshm: %d KiB ping-pong rings %.1f us, single copy %.1f us; exchange rings %.1f us, pulled "
                  "%.1f us: %s writes, exchanges %s",
                  TUNE_BYTES >> 10, 1e6 * best[0][0], 1e6 * best[1][0], 1e6 * best[0][1], 1e6 * best[1][1],
-                 dec[0] ? "single-copy" : "ring", dec[1] ? "pulled" : "through the rings");
+                 dec[0] == 1 ? "single-copy"
+                 : dec[0]    ? "flat Scatter / Gather single-copy, other ring"
+                             : "ring",
+                 dec[1] ? "pulled" : "through the rings");
     }
     return rc;
 }

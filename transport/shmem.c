@@ -286,6 +286,7 @@ typedef struct tl_shmem {
     int hint;        /* tl_shm_hint_t of the write being issued (shm_hint) */
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
+    int flat_cma;    /* TL_SHM_FLAT writes are single copies even when want_cma is 0 */
     int linked;      /* our segment file still has a name */
     int unlink_scan; /* rings whose sender has mapped them: rx[0 .. unlink_scan) */
     /* own segment */
@@ -300,6 +301,7 @@ typedef struct tl_shmem {
     unsigned long rejected;  /* writes refused here (bad key or bounds) */
     unsigned long malformed; /* messages dropped */
     unsigned long helped;    /* pieces of senders' shared writes copied here */
+    unsigned long single;    /* writes sent with process_vm_writev */
 } tl_shmem_t;
 
 static uint64_t splitmix64(uint64_t *state)
@@ -568,6 +570,7 @@ static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, c
         }
         done += (size_t)n;
     }
+    t->single++;
     if (notify && !shm_push_notify(t, p, data))
         return UT_ERR_IO; /* cannot happen: room was checked above */
     return UT_OK;
@@ -776,13 +779,15 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
     /* MBMPI_SHM_CMA=auto: an exchange that does not pull uses the rings,
      * whatever was chosen for one-way writes (both were timed apart) */
     int one_way = !(t->tune && t->hint == TL_SHM_EXCHANGE);
-    if (one_way && p->cma && t->want_cma &&
+    /* a flat Scatter's or Gather's block (transport.h) */
+    int want_cma = t->want_cma || (t->hint == TL_SHM_FLAT && t->flat_cma);
+    if (one_way && p->cma && want_cma &&
         ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, t->want_pull);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
     }
-    if (one_way && p->cma && len >= SHM_CMA_MIN && t->want_cma) {
+    if (one_way && p->cma && len >= SHM_CMA_MIN && want_cma) {
         int rc = shm_write_cma(t, peer, src, len, rkey, offset, notify, data);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
@@ -1140,8 +1145,8 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     if (!cma)
         cma = "auto";
     if (strcmp(cma, "auto") && strcmp(cma, "exchange") && strcmp(cma, "0") && strcmp(cma, "1") &&
-        strcmp(cma, "single") && strcmp(cma, "pull")) {
-        ut_error("mbshm: MBMPI_SHM_CMA must be auto, exchange, 0, 1, single or pull, not \"%s\"", cma);
+        strcmp(cma, "single") && strcmp(cma, "pull") && strcmp(cma, "flat")) {
+        ut_error("mbshm: MBMPI_SHM_CMA must be auto, exchange, 0, 1, single, pull or flat, not \"%s\"", cma);
         free(t);
         return UT_ERR_INVALID_PARAM;
     }
@@ -1151,6 +1156,7 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->xchg_pull = !strcmp(cma, "exchange");
     t->want_split = strcmp(cma, "single") != 0;
     t->want_pull = !strcmp(cma, "pull");
+    t->flat_cma = t->want_cma || !strcmp(cma, "flat");
 
     /* A FIFO message is at most what mbcf asks for (eager limit + headers),
      * and at most a quarter of a ring, so several are in flight. */
@@ -1368,7 +1374,7 @@ static int shm_connect(tl_t *tl, const void *addrs, size_t addrlen)
         p->tx_tail = 0;
         p->tx_head = 0;
         p->pid = (pid_t)a.pid;
-        p->cma = (t->want_cma || t->auto_cma) && shm_probe_cma(p);
+        p->cma = (t->flat_cma || t->auto_cma) && shm_probe_cma(p);
         ncma += p->cma;
         if (i < SHM_PULL_RANKS)
             atomic_store_explicit(&t->seg->can_pull[i], (uint8_t)p->cma, memory_order_relaxed);
@@ -1409,7 +1415,8 @@ void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges)
 
     if (!tl_shmem_cma_tunable(tl))
         return;
-    t->want_cma = writes != 0;
+    t->want_cma = writes == 1;
+    t->flat_cma = writes != 0;
     t->xchg_pull = exchanges != 0;
 }
 
@@ -1421,6 +1428,11 @@ int tl_shmem_cma_writes(tl_t *tl)
 int tl_shmem_exchange_pulls(tl_t *tl)
 {
     return tl && tl->ops == &tl_shmem_ops && ((tl_shmem_t *)tl)->xchg_pull;
+}
+
+unsigned long tl_shmem_single_copies(tl_t *tl)
+{
+    return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->single : 0;
 }
 
 unsigned long tl_shmem_pulled(tl_t *tl)

@@ -125,12 +125,22 @@ unsigned long tl_shmem_rejected_writes(tl_t *tl);
  *                    of 64 KiB or more are read by their target with one
  *                    copy when exchanges pull (MBMPI_SHM_CMA=exchange, or
  *                    auto where MPI_Init timed it faster), as the rings'
- *                    second copy only adds work to two busy CPUs. */
+ *                    second copy only adds work to two busy CPUs;
+ *   TL_SHM_FLAT      a block of a flat Scatter or Gather (the root and each
+ *                    other rank, one block each way): writes of 32 KiB or
+ *                    more are single copies (from 256 KiB copied by both
+ *                    sides) wherever MPI_Init timed single copies faster,
+ *                    also with more ranks than CPUs, where other one-way
+ *                    writes keep to the rings (a Bcast's inner ranks
+ *                    forward while their children copy out; here the root
+ *                    copies every block either way, and the rings only add
+ *                    each receiver's copy). */
 typedef enum tl_shm_hint {
     TL_HINT_NONE,
     TL_SHM_REWRITE,
     TL_SHM_OPERAND,
     TL_SHM_EXCHANGE,
+    TL_SHM_FLAT,
     TL_SHM_NHINTS
 } tl_shm_hint_t;
 /* 1 when exchanges are read by their targets (see above), else 0. */
@@ -138,6 +148,9 @@ int tl_shmem_exchange_pulls(tl_t *tl);
 /* 1 when large writes outside exchanges (32 KiB+) are single copies with
  * process_vm_writev (MBMPI_SHM_CMA=1, or auto where timed faster), else 0. */
 int tl_shmem_cma_writes(tl_t *tl);
+/* Writes this rank made with process_vm_writev (single copies); 0 for
+ * another transport. */
+unsigned long tl_shmem_single_copies(tl_t *tl);
 /* 1 with MBMPI_SHM_CMA=auto (the default): the choice between the rings and
  * single copies (for the peers reachable with process_vm_readv/writev) is
  * left to tl_shmem_set_cma (mpi/shm_tune.c times both at MPI_Init). Rings
@@ -147,8 +160,9 @@ int tl_shmem_cma_tunable(tl_t *tl);
 /* Peers this rank reaches with process_vm_readv/writev (0 for another
  * transport, or where ptrace rules refuse it). */
 int tl_shmem_cma_peers(tl_t *tl);
-/* Where tunable: single-copy writes on or off (`writes`), exchanges read by
- * their targets or not (`exchanges`). No-op otherwise. */
+/* Where tunable: one-way writes of 32 KiB+ as single copies (`writes`: 0
+ * none, 1 all, 2 only those hinted TL_SHM_FLAT), exchanges read by their
+ * targets or not (`exchanges`). No-op otherwise. */
 void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges);
 /* Pieces of peers' writes this rank copied itself (process_vm_readv); 0 for
  * another transport. */

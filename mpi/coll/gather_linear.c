@@ -40,7 +40,7 @@ int mpii_gather_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     if (comm->rank != root) {
         if ((size_t)sendcount * mpii_datatype_get(sendtype)->size == 0)
             return MPI_SUCCESS;
-        return mpii_send_ctx(sendbuf, sendcount, sendtype, root, MPII_COLL_TAG_GATHER, comm, 1);
+        return mpii_send_coll_flat(sendbuf, sendcount, sendtype, root, MPII_COLL_TAG_GATHER, comm);
     }
     rdt = mpii_datatype_get(recvtype);
     if ((size_t)recvcount * rdt->size == 0)

@@ -40,7 +40,7 @@ int mpii_gatherv_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     if (comm->rank != root) {
         if ((size_t)sendcount * mpii_datatype_get(sendtype)->size == 0)
             return MPI_SUCCESS;
-        return mpii_send_ctx(sendbuf, sendcount, sendtype, root, MPII_COLL_TAG_GATHERV, comm, 1);
+        return mpii_send_coll_flat(sendbuf, sendcount, sendtype, root, MPII_COLL_TAG_GATHERV, comm);
     }
     rdt = mpii_datatype_get(recvtype);
     reqs = mpii_coll_reqs(reqs_stack, (size_t)p);

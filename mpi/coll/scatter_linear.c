@@ -52,8 +52,8 @@ int mpii_scatter_linear(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     for (int i = 0; i < p; i++) {
         if (i == root)
             continue;
-        rc = mpii_isend_ctx(mpii_coll_at(sendbuf, (MPI_Aint)i * sendcount * sdt->extent), sendcount, sendtype, i,
-                            MPII_COLL_TAG_SCATTER, comm, 1, &reqs[nreq]);
+        rc = mpii_isend_coll_flat(mpii_coll_at(sendbuf, (MPI_Aint)i * sendcount * sdt->extent), sendcount,
+                                  sendtype, i, MPII_COLL_TAG_SCATTER, comm, &reqs[nreq]);
         if (rc != MPI_SUCCESS)
             break;
         nreq++;

@@ -51,8 +51,8 @@ int mpii_scatterv_linear(const void *sendbuf, const int *sendcounts, const int *
     for (int i = 0; i < p; i++) {
         if (i == root || (size_t)sendcounts[i] * sdt->size == 0)
             continue;
-        rc = mpii_isend_ctx(mpii_coll_at(sendbuf, (MPI_Aint)displs[i] * sdt->extent), sendcounts[i], sendtype, i,
-                            MPII_COLL_TAG_SCATTERV, comm, 1, &reqs[nreq]);
+        rc = mpii_isend_coll_flat(mpii_coll_at(sendbuf, (MPI_Aint)displs[i] * sdt->extent), sendcounts[i],
+                                  sendtype, i, MPII_COLL_TAG_SCATTERV, comm, &reqs[nreq]);
         if (rc != MPI_SUCCESS)
             break;
         nreq++;

@@ -73,6 +73,12 @@ run manifest --providers mbshm
     # send whose write is issued while the operand's send waits
     echo "hint_scope 2 ok MBMPI_SHM_CMA=1 MBMPI_REDUCE_ALGO=linear"
     echo "hint_scope 2 ok MBMPI_SHM_CMA=1 MBMPI_REDUCE_ALGO=binomial"
+    # the blocks of flat Scatter(v) / Gather(v) are single copies where other
+    # one-way writes keep to the rings (auto with more ranks than CPUs)
+    for n in 2 3 5; do
+        echo "flat_single $n ok MBMPI_SHM_CMA=flat MBMPI_SCATTER_ALGO=flat MBMPI_GATHER_ALGO=flat"
+    done
+    echo "flat_single 3 ok FLAT_EXPECT=0 MBMPI_SHM_CMA=0 MBMPI_SCATTER_ALGO=flat MBMPI_GATHER_ALGO=flat"
 } >"$tmp/manifest"
 if grep -q -E '^p2p_basic ' tests/mpi/manifest && grep -q -E '^p2p_order ' tests/mpi/manifest &&
     grep -q -E '^proto_paths ' tests/mpi/manifest; then
