@@ -25,10 +25,9 @@
  * notification of a write done with process_vm_writev) and SHARE (a big
  * write the target may help copy, see shm_write_share).
  *
- * Writes of SHM_CMA_MIN (32 KiB) or more (MBMPI_SHM_CMA=auto: from the
- * size MPI_Init timed, cma_min) go straight into the target's memory with
- * process_vm_writev (one copy) when a probe at connect showed it is
- * allowed; the sender first checks the key and bounds in the
+ * Writes of SHM_CMA_MIN (32 KiB) or more go straight into the target's
+ * memory with process_vm_writev (one copy) when a probe at connect showed
+ * it is allowed; the sender first checks the key and bounds in the
  * target's published table (a stale or foreign key is refused), then
  * queues the notification behind the data. From SHM_SPLIT_MIN (256 KiB) the
  * target may take 128 KiB pieces of the copy itself (process_vm_readv)
@@ -288,7 +287,6 @@ typedef struct tl_shmem {
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int flat_cma;    /* TL_SHM_FLAT writes are single copies even when want_cma is 0 */
-    size_t cma_min;  /* one-way writes from this size are single copies (want_cma) */
     int linked;      /* our segment file still has a name */
     int unlink_scan; /* rings whose sender has mapped them: rx[0 .. unlink_scan) */
     /* own segment */
@@ -789,7 +787,7 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
     }
-    if (one_way && p->cma && len >= t->cma_min && want_cma) {
+    if (one_way && p->cma && len >= SHM_CMA_MIN && want_cma) {
         int rc = shm_write_cma(t, peer, src, len, rkey, offset, notify, data);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
@@ -1159,7 +1157,6 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->want_split = strcmp(cma, "single") != 0;
     t->want_pull = !strcmp(cma, "pull");
     t->flat_cma = t->want_cma || !strcmp(cma, "flat");
-    t->cma_min = SHM_CMA_MIN;
 
     /* A FIFO message is at most what mbcf asks for (eager limit + headers),
      * and at most a quarter of a ring, so several are in flight. */
@@ -1412,13 +1409,12 @@ int tl_shmem_cma_peers(tl_t *tl)
     return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->ncma : 0;
 }
 
-void tl_shmem_set_cma(tl_t *tl, int writes, size_t write_min, int exchanges)
+void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges)
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;
 
     if (!tl_shmem_cma_tunable(tl))
         return;
-    t->cma_min = write_min > SHM_CMA_MIN ? write_min : SHM_CMA_MIN;
     t->want_cma = writes == 1;
     t->flat_cma = writes != 0;
     t->xchg_pull = exchanges != 0;

@@ -160,11 +160,10 @@ int tl_shmem_cma_tunable(tl_t *tl);
 /* Peers this rank reaches with process_vm_readv/writev (0 for another
  * transport, or where ptrace rules refuse it). */
 int tl_shmem_cma_peers(tl_t *tl);
-/* Where tunable: one-way writes of `write_min` bytes (32 KiB or more) as
- * single copies (`writes`: 0 none, 1 all, 2 only those hinted
- * TL_SHM_FLAT), exchanges read by their targets or not (`exchanges`).
- * No-op otherwise. */
-void tl_shmem_set_cma(tl_t *tl, int writes, size_t write_min, int exchanges);
+/* Where tunable: one-way writes of 32 KiB+ as single copies (`writes`: 0
+ * none, 1 all, 2 only those hinted TL_SHM_FLAT), exchanges read by their
+ * targets or not (`exchanges`). No-op otherwise. */
+void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges);
 /* Pieces of peers' writes this rank copied itself (process_vm_readv); 0 for
  * another transport. */
 unsigned long tl_shmem_pulled(tl_t *tl);
