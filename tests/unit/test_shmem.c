@@ -313,6 +313,75 @@ static void test_write_share(void **state)
     assert_int_equal(tl_write(eps[0].tl, 2, share_src, sizeof(share_src), &rk, 0, 1, 4244, ctx), UT_ERR_PERM);
 }
 
+/* A write of n bytes from 0 to 1 (hint h) to completion; 1 if it was a
+ * single copy (process_vm_writev), 0 if it went through the ring. */
+static int write_was_single(char *dst, const char *src, size_t n, const tl_rkey_t *rk, int h)
+{
+    tl_shmem_t *t = (tl_shmem_t *)eps[0].tl;
+    unsigned long s0 = t->single;
+    unsigned done0 = eps[0].ntx_done, nn = eps[1].nnotify;
+    char ctx[TL_OP_CTX_SIZE];
+    int rc;
+
+    memset(dst, 0, n);
+    tl_hint(eps[0].tl, h);
+    rc = tl_write(eps[0].tl, 1, src, n, rk, 0, 1, 99, ctx);
+    tl_hint(eps[0].tl, TL_HINT_NONE);
+    assert_true(rc == UT_OK || rc == UT_INPROGRESS);
+    while (rc == UT_INPROGRESS && eps[0].ntx_done == done0) {
+        tl_progress(eps[1].tl);
+        tl_progress(eps[0].tl);
+    }
+    while (eps[1].nnotify == nn)
+        tl_progress(eps[1].tl);
+    assert_memory_equal(dst, src, n);
+    return t->single != s0;
+}
+
+/* MBMPI_SHM_CMA=auto's choices (tl_shmem_set_cma, as mpi/shm_tune.c makes
+ * them): one-way writes of 32 KiB or more are single copies for all
+ * (writes = 1), only for those hinted TL_SHM_FLAT (2, more ranks than
+ * CPUs), or for none (0). */
+static void test_cma_choices(void **state)
+{
+    static char dst[200 << 10], src[200 << 10];
+    tl_shmem_t *t = (tl_shmem_t *)eps[0].tl;
+    int tune = t->tune, want = t->want_cma, flat = t->flat_cma, pull = t->xchg_pull;
+    tl_mr_t *mr;
+    tl_rkey_t rk;
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(src); i++)
+        src[i] = (char)(i * 11 + 3);
+    assert_int_equal(tl_mem_reg(eps[1].tl, dst, sizeof(dst), &mr, &rk), UT_OK);
+    t->peers[1].cma = 1;
+    t->tune = 1; /* as with MBMPI_SHM_CMA=auto */
+
+    tl_shmem_set_cma(eps[0].tl, 1, 0);
+    assert_false(write_was_single(dst, src, SHM_CMA_MIN - 1, &rk, TL_HINT_NONE));
+    assert_true(write_was_single(dst, src, SHM_CMA_MIN, &rk, TL_HINT_NONE));
+    assert_true(write_was_single(dst, src, 200 << 10, &rk, TL_SHM_FLAT));
+
+    /* more ranks than CPUs: flat Scatter / Gather blocks only */
+    tl_shmem_set_cma(eps[0].tl, 2, 0);
+    assert_false(write_was_single(dst, src, 100 << 10, &rk, TL_HINT_NONE));
+    assert_false(write_was_single(dst, src, 100 << 10, &rk, TL_SHM_EXCHANGE));
+    assert_false(write_was_single(dst, src, SHM_CMA_MIN - 1, &rk, TL_SHM_FLAT));
+    assert_true(write_was_single(dst, src, SHM_CMA_MIN, &rk, TL_SHM_FLAT));
+    assert_true(write_was_single(dst, src, 200 << 10, &rk, TL_SHM_FLAT));
+
+    /* rings for all */
+    tl_shmem_set_cma(eps[0].tl, 0, 0);
+    assert_false(write_was_single(dst, src, 100 << 10, &rk, TL_SHM_FLAT));
+    assert_false(write_was_single(dst, src, 100 << 10, &rk, TL_HINT_NONE));
+
+    tl_mem_dereg(eps[1].tl, mr);
+    t->tune = tune;
+    t->want_cma = want;
+    t->flat_cma = flat;
+    t->xchg_pull = pull;
+}
+
 /* Forge a message in rank 0's ring at rank 1, as a broken peer would. */
 static void forge(int type, uint32_t len)
 {
@@ -401,10 +470,11 @@ static void test_stamp_unique(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_caps),        cmocka_unit_test(test_send_iov_and_order),
-        cmocka_unit_test(test_ring_full),   cmocka_unit_test(test_write_ring_and_checks),
-        cmocka_unit_test(test_write_share), cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_fuzz_ring),   cmocka_unit_test(test_stamp_unique),
+        cmocka_unit_test(test_caps),         cmocka_unit_test(test_send_iov_and_order),
+        cmocka_unit_test(test_ring_full),    cmocka_unit_test(test_write_ring_and_checks),
+        cmocka_unit_test(test_write_share),  cmocka_unit_test(test_cma_choices),
+        cmocka_unit_test(test_malformed),    cmocka_unit_test(test_fuzz_ring),
+        cmocka_unit_test(test_stamp_unique),
     };
     ut_log_level = -1; /* the refusals below are expected */
     return cmocka_run_group_tests(tests, setup, teardown);
