@@ -357,23 +357,25 @@ static void test_cma_choices(void **state)
     t->peers[1].cma = 1;
     t->tune = 1; /* as with MBMPI_SHM_CMA=auto */
 
-    tl_shmem_set_cma(eps[0].tl, 1, 0);
-    assert_false(write_was_single(dst, src, SHM_CMA_MIN - 1, &rk, TL_HINT_NONE));
-    assert_true(write_was_single(dst, src, SHM_CMA_MIN, &rk, TL_HINT_NONE));
-    assert_true(write_was_single(dst, src, 200 << 10, &rk, TL_SHM_FLAT));
-
-    /* more ranks than CPUs: flat Scatter / Gather blocks only */
-    tl_shmem_set_cma(eps[0].tl, 2, 0);
-    assert_false(write_was_single(dst, src, 100 << 10, &rk, TL_HINT_NONE));
-    assert_false(write_was_single(dst, src, 100 << 10, &rk, TL_SHM_EXCHANGE));
-    assert_false(write_was_single(dst, src, SHM_CMA_MIN - 1, &rk, TL_SHM_FLAT));
-    assert_true(write_was_single(dst, src, SHM_CMA_MIN, &rk, TL_SHM_FLAT));
-    assert_true(write_was_single(dst, src, 200 << 10, &rk, TL_SHM_FLAT));
-
-    /* rings for all */
-    tl_shmem_set_cma(eps[0].tl, 0, 0);
-    assert_false(write_was_single(dst, src, 100 << 10, &rk, TL_SHM_FLAT));
-    assert_false(write_was_single(dst, src, 100 << 10, &rk, TL_HINT_NONE));
+    /* {writes, bytes, hint, single copy?}; with 2 (more ranks than CPUs)
+     * only flat Scatter / Gather blocks */
+    static const struct {
+        int writes;
+        size_t len;
+        int hint, single;
+    } cases[] = {
+        {1, SHM_CMA_MIN - 1, TL_HINT_NONE, 0}, {1, SHM_CMA_MIN, TL_HINT_NONE, 1},
+        {1, 200 << 10, TL_SHM_FLAT, 1},        {2, 100 << 10, TL_HINT_NONE, 0},
+        {2, 100 << 10, TL_SHM_EXCHANGE, 0},    {2, SHM_CMA_MIN - 1, TL_SHM_FLAT, 0},
+        {2, SHM_CMA_MIN, TL_SHM_FLAT, 1},      {2, 200 << 10, TL_SHM_FLAT, 1},
+        {0, 100 << 10, TL_SHM_FLAT, 0},        {0, 100 << 10, TL_HINT_NONE, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        tl_shmem_set_cma(eps[0].tl, cases[i].writes, 0);
+        if (write_was_single(dst, src, cases[i].len, &rk, cases[i].hint) != cases[i].single)
+            fail_msg("writes = %d, %zu bytes, hint %d: expected %s", cases[i].writes, cases[i].len,
+                     cases[i].hint, cases[i].single ? "a single copy" : "the ring");
+    }
 
     tl_mem_dereg(eps[1].tl, mr);
     t->tune = tune;
