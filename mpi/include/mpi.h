@@ -774,8 +774,10 @@ int MPI_Add_error_string(int errorcode, const char *string);
 /* Read a per-rank protocol counter (eager_msgs, write_msgs, rts_msgs,
  * req_sent, req_used, req_dropped, req_killed, unexpected_msgs, ...;
  * shm_pulled: 128 KiB pieces of peers' writes this rank read itself over
- * mbshm, as in exchanges of 64 KiB or more; req_min: the setting in use,
- * receives smaller than this send no REQ). */
+ * mbshm, as in exchanges of 64 KiB or more; shm_single_copies: writes this
+ * rank made with process_vm_writev; shm_cma_peers: the peers it reaches
+ * that way; req_min: the setting in use, receives smaller than this send no
+ * REQ). */
 int MPIX_Stat_get(const char *name, unsigned long long *value);
 
 /* Collective algorithms and their pLogP model (mpi/coll/). `op` is the

@@ -292,10 +292,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    {
-        unsigned long long v = stat("req_min");
-        req_min = (size_t)v;
-    }
+    req_min = (size_t)stat("req_min");
     receive_first(8);
     receive_first(64 * 1024);
     receive_first(3 << 20);
