@@ -503,6 +503,28 @@ int mbcf_expose(mbcf_t *m, void *buf, size_t len, mbcf_region_t *r)
     return tl_mem_reg(m->tl, buf, len, &r->mr, &r->desc);
 }
 
+int mbcf_can_read(const mbcf_t *m)
+{
+    return tl_can_read(m->tl);
+}
+
+int mbcf_expose_read(mbcf_t *m, void *buf, size_t len, mbcf_region_t *r)
+{
+    return tl_mem_reg_read(m->tl, buf, len, &r->mr, &r->desc);
+}
+
+int mbcf_read(mbcf_t *m, int peer, void *dst, size_t len, const tl_rkey_t *desc, uint64_t offset)
+{
+    if (offset > desc->len || len > desc->len - offset) {
+        ut_error("mbcf_read: %zu bytes at offset %llu past a region of %llu bytes", len,
+                 (unsigned long long)offset, (unsigned long long)desc->len);
+        return UT_ERR_INVALID_PARAM;
+    }
+    if (!tl_can_read(m->tl))
+        return UT_ERR_UNSUPPORTED;
+    return tl_read(m->tl, peer, dst, len, desc, offset);
+}
+
 void mbcf_revoke(mbcf_t *m, mbcf_region_t *r)
 {
     if (r->mr)

@@ -151,6 +151,17 @@ void mbcf_credits_return(mbcf_t *m, int peer, size_t n);
 
 int mbcf_expose(mbcf_t *m, void *buf, size_t len, mbcf_region_t *r);
 void mbcf_revoke(mbcf_t *m, mbcf_region_t *r);
+/* Reads (an extension of the paper's two primitives, for rendezvous sends
+ * whose receiver copies the data itself): the transport offers them
+ * (mbcf_can_read); a buffer exposed for peers to read only
+ * (mbcf_expose_read, ended with mbcf_revoke); len bytes at desc + offset
+ * on peer copied into dst, done on return (bounds checked against desc
+ * here, key and bounds against the owner's registration by the
+ * transport). UT_OK, UT_ERR_UNSUPPORTED (not to this peer: use a write),
+ * or an error. */
+int mbcf_can_read(const mbcf_t *m);
+int mbcf_expose_read(mbcf_t *m, void *buf, size_t len, mbcf_region_t *r);
+int mbcf_read(mbcf_t *m, int peer, void *dst, size_t len, const tl_rkey_t *desc, uint64_t offset);
 /* Write len bytes at desc + offset on peer (bounds checked against desc
  * here too). Chunks carry the notify word each when notify is set. Returns
  * UT_OK (done), UT_INPROGRESS (op->cb later) or an error. */

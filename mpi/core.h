@@ -31,6 +31,7 @@ typedef struct mpii_global {
     long fifo_bufs;
     const char *fifo_mode;
     long req_max;
+    long rts_read;           /* MBMPI_RTS_READ */
     const char *req_min_str; /* MBMPI_REQ_MIN: a size or "auto" */
     size_t req_min;
     size_t write_chunk;

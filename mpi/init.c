@@ -45,6 +45,12 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      "multi (FI_MULTI_RECV buffers), single (one message per buffer), auto (single on sockets)",
      UT_CFG_STRING, &mpii_g.fifo_mode},
     {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
+    {"RTS_READ", "1",
+     "1: a send larger than the eager limit whose receive is not posted yet is read by its receiver (one "
+     "copy, "
+     "no CTS round trip) where the transport can (mbshm with process_vm_readv); 0: the receiver answers CTS "
+     "and the sender writes",
+     UT_CFG_BOOL, &mpii_g.rts_read},
     {"REQ_MIN", "auto",
      "smallest receive buffer that issues a REQ (auto: the transport's smallest write that beats a FIFO "
      "message, 8K on mbshm, 0 on libfabric)",
@@ -367,6 +373,7 @@ static int mpi_init_common(void)
         mpii_g.req_min = mpii_g.tl != NULL ? mpii_g.tl->caps.write_min : 0;
     pp.req_min = mpii_g.req_min;
     pp.req_max = (int)mpii_g.req_max;
+    pp.rts_read = mpii_g.rts_read != 0;
     rc = proto_create(mpii_g.m, &pp, &mpii_g.p);
     if (rc != UT_OK)
         init_fail("protocol state", rc);
@@ -457,11 +464,11 @@ static void print_stats(void)
 
     fprintf(stderr,
             "mbmpi[%d] stats: eager %llu msgs %llu B | write %llu msgs %llu B | rts %llu msgs %llu B | self "
-            "%llu | "
+            "%llu | rts reads %llu | "
             "req sent %llu used %llu dropped %llu killed %llu | unexpected %llu msgs %llu B | cancel %llu | "
             "rejected %llu",
             mpii_g.rank, s->eager_msgs, s->eager_bytes, s->write_msgs, s->write_bytes, s->rts_msgs,
-            s->rts_bytes, s->self_msgs, s->req_sent, s->req_used, s->req_dropped, s->req_killed,
+            s->rts_bytes, s->self_msgs, s->rts_reads, s->req_sent, s->req_used, s->req_dropped, s->req_killed,
             s->unexpected_msgs, s->unexpected_bytes, s->cancel_sent, s->rejected + (ms ? ms->rejected : 0));
     if (ms)
         fprintf(stderr, " | fifo sent %lu recv %lu credit msgs %lu retries %lu", ms->fifo_sent, ms->fifo_recv,
@@ -491,6 +498,7 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
         {"unexpected_bytes", offsetof(proto_stats_t, unexpected_bytes)},
         {"rejected", offsetof(proto_stats_t, rejected)},
         {"cancel_sent", offsetof(proto_stats_t, cancel_sent)},
+        {"rts_reads", offsetof(proto_stats_t, rts_reads)},
     };
     size_t i;
 

@@ -8,7 +8,18 @@
  *          the sender holds enough credits). Unmatched, it is copied to the
  *          unexpected queue; credits return when it is consumed.
  *   RTS    FIFO envelope only; the receiver answers CTS with an exposed
- *          region when it matches; the sender writes with notify.
+ *          region when it matches; the sender writes with notify. Where the
+ *          transport reads (mbshm with process_vm_readv; MBMPI_RTS_READ),
+ *          the RTS also names the payload, exposed read-only
+ *          (mbcf_expose_read): the receiver copies it itself as soon as it
+ *          matches and answers CTS_READ_DONE, which completes the send. No
+ *          round trip to the sender before the data moves, and one copy on
+ *          the receiver's CPU: with more ranks than CPUs a sender that lost
+ *          its CPU no longer holds up the receivers (flat Bcast of 64 KiB at
+ *          P = 8 on 2 CPUs: nearly every send was an RTS). A read the
+ *          transport refuses falls back to the CTS (the sender then writes).
+ *          Not in the Promela model: it changes who copies, not the order
+ *          or matching of messages.
  *   WRITE  the receiver posted first and sent REQ{seq, base, region}; the
  *          sender finds REQ.seq == its next seq and the envelope matching,
  *          writes the payload straight into the user buffer with a notify
@@ -108,9 +119,12 @@ typedef struct proto_rts {
     proto_env_t env;
     uint64_t sreq;
     uint32_t sync;
-    uint32_t pad;
+    uint32_t flags; /* RTS_READ: rkey names the payload, exposed for the receiver to read */
+    tl_rkey_t rkey;
 } proto_rts_t;
-_Static_assert(sizeof(proto_rts_t) == 40, "rts");
+_Static_assert(sizeof(proto_rts_t) == 64, "rts");
+
+#define RTS_READ 1u
 
 typedef struct proto_reqmsg {
     uint32_t ctx;
@@ -159,6 +173,7 @@ typedef struct proto_cancel_msg {
 } proto_cancel_msg_t;
 
 #define CTS_REFUSED 1u
+#define CTS_READ_DONE 2u /* the receiver read the payload (RTS_READ): the send is complete */
 
 enum { CANCEL_DISARMED = 0, CANCEL_NOT_USED = 1, CANCEL_USED = 2 };
 
@@ -183,6 +198,8 @@ typedef struct proto_unexp {
     size_t len;
     uint64_t sreq;
     int sync;
+    uint32_t rflags;         /* RTS: its flags (RTS_READ) */
+    tl_rkey_t rkey;          /* RTS_READ: the sender's payload */
     size_t credits;          /* eager bytes to return on consumption */
     uint32_t seq;            /* eager: the message's seq (self: a local count), for a cancel */
     proto_req_t *self_sreq;  /* self rendezvous */
@@ -518,6 +535,7 @@ static void proto_recv_complete(proto_t *p, proto_req_t *r)
 
 static void proto_send_complete(proto_t *p, proto_req_t *r, int status)
 {
+    mbcf_revoke(p->m, &r->region); /* an RTS_READ's payload, if still exposed */
     if (r->sreq_id != UINT64_MAX) {
         slot_free(p->sslots, p->free_sslots, &p->nfree_sslots, (int)(uint32_t)r->sreq_id);
         r->sreq_id = UINT64_MAX;
@@ -595,8 +613,11 @@ static size_t eager_cost(size_t len)
     return len + sizeof(proto_env_t) + sizeof(mbcf_hdr_t);
 }
 
-/* Answer an RTS that matched r: expose and send CTS. */
-static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, size_t len, uint64_t sreq)
+/* Answer an RTS that matched r: read the payload where the sender exposed
+ * it for that (RTS_READ; the CTS then only tells it the send is done),
+ * else expose and send CTS. */
+static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, size_t len, uint64_t sreq,
+                       uint32_t rflags, const tl_rkey_t *rkey)
 {
     size_t wlen = len < r->len ? len : r->len;
     proto_cts_t cts = {0};
@@ -613,6 +634,23 @@ static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, s
     r->resolved = 1;
     r->rts_path = 1;
     cts.sreq = sreq;
+    cts.chunk = mbcf_write_chunk(p->m);
+    if (rflags & RTS_READ) {
+        rc = wlen ? mbcf_read(p->m, peer, r->buf, wlen, rkey, 0) : UT_OK;
+        if (rc == UT_OK) {
+            p->stats.rts_reads++;
+            cts.flags = CTS_READ_DONE;
+            rc = mbcf_fifo_send(p->m, peer, PROTO_T_CTS, &cts, sizeof(cts), NULL, 0, NULL);
+            if (rc != UT_OK)
+                r->st_err = rc;
+            proto_recv_complete(p, r);
+            return;
+        }
+        /* not from this peer (or refused): the sender writes instead */
+        if (rc != UT_ERR_UNSUPPORTED)
+            ut_warn("reading a %zu-byte message from rank %d failed (%s); asking it to write", wlen, peer,
+                    ut_status_str(rc));
+    }
     if (wlen) {
         rc = proto_expose(p, r, wlen);
         if (rc != UT_OK) {
@@ -638,7 +676,6 @@ static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, s
         r->chunks_expected = 0;
         cts.notify = nw_make(p, r->slot);
     }
-    cts.chunk = mbcf_write_chunk(p->m);
     rc = mbcf_fifo_send(p->m, peer, PROTO_T_CTS, &cts, sizeof(cts), NULL, 0, NULL);
     if (rc != UT_OK) {
         r->st_err = rc;
@@ -665,7 +702,7 @@ static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, si
             deliver_eager(p, r, peer, env.src, env.tag, msg + sizeof(env), (size_t)env.len);
             mbcf_credits_return(p->m, peer, eager_cost((size_t)env.len));
         } else {
-            answer_rts(p, r, peer, env.src, env.tag, (size_t)env.len, rts.sreq);
+            answer_rts(p, r, peer, env.src, env.tag, (size_t)env.len, rts.sreq, rts.flags, &rts.rkey);
         }
         return;
     }
@@ -688,6 +725,8 @@ static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, si
     } else {
         u->sreq = rts.sreq;
         u->sync = (int)rts.sync;
+        u->rflags = rts.flags;
+        u->rkey = rts.rkey;
     }
     p->stats.unexpected_msgs++;
     p->stats.unexpected_bytes += u->len;
@@ -905,7 +944,8 @@ static void proto_h_rts(void *arg, int src, const void *msg, size_t len)
     if (len != sizeof(rts))
         goto reject;
     memcpy(&rts, msg, sizeof(rts));
-    if (rts.env.tag < 0 || rts.env.src < 0)
+    if (rts.env.tag < 0 || rts.env.src < 0 || (rts.flags & ~RTS_READ) ||
+        ((rts.flags & RTS_READ) && rts.rkey.len != rts.env.len))
         goto reject;
     fifo_msg_arrived(p, src, PROTO_T_RTS, msg, len, rts.env.seq);
     return;
@@ -999,10 +1039,16 @@ static void proto_h_cts(void *arg, int src, const void *msg, size_t len)
         goto reject;
     memcpy(&c, msg, sizeof(c));
     r = sreq_lookup(p, c.sreq);
-    if (!r || r->state != PS_WAIT_CTS || r->peer != src || (c.chunk == 0 && !(c.flags & CTS_REFUSED)))
+    if (!r || r->state != PS_WAIT_CTS || r->peer != src || (c.flags & ~(CTS_REFUSED | CTS_READ_DONE)) ||
+        (c.chunk == 0 && !(c.flags & CTS_REFUSED)) || ((c.flags & CTS_READ_DONE) && !r->region.mr))
         goto reject;
     slot_free(p->sslots, p->free_sslots, &p->nfree_sslots, (int)(uint32_t)r->sreq_id);
     r->sreq_id = UINT64_MAX;
+    mbcf_revoke(p->m, &r->region); /* read, or it is written now */
+    if (c.flags & CTS_READ_DONE) {
+        proto_send_complete(p, r, UT_OK);
+        return;
+    }
     if (c.flags & CTS_REFUSED) {
         ut_error("rank %d could not expose its receive buffer; the send fails", src);
         proto_send_complete(p, r, UT_ERR_NO_MEMORY);
@@ -1303,6 +1349,7 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
     r->eager = 0;
     r->sreq_id = UINT64_MAX;
     r->slot = -1;
+    r->region.mr = NULL;
     if (peer == p->prm.rank) {
         self_send(p, r);
         return UT_OK;
@@ -1355,6 +1402,13 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
             return rc;
         r->sreq_id = sreq_make(p, s);
         rts.sreq = r->sreq_id;
+        /* where the transport reads, the receiver copies the payload
+         * itself as soon as it matches: no CTS round trip before the data */
+        if (len && p->prm.rts_read && mbcf_can_read(p->m) &&
+            mbcf_expose_read(p->m, (void *)buf, len, &r->region) == UT_OK) {
+            rts.flags = RTS_READ;
+            rts.rkey = r->region.desc;
+        }
         r->state = PS_WAIT_CTS;
         p->stats.rts_msgs++;
         p->stats.rts_bytes += len;
@@ -1396,7 +1450,7 @@ static void recv_init(proto_req_t *r, void *buf, size_t len, int peer, int src, 
 static void unexp_consume(proto_t *p, proto_req_t *r, proto_unexp_t *u)
 {
     if (u->kind == PROTO_T_RTS) {
-        answer_rts(p, r, u->peer, u->src, u->tag, u->len, u->sreq);
+        answer_rts(p, r, u->peer, u->src, u->tag, u->len, u->sreq, u->rflags, &u->rkey);
     } else if (u->kind == UNEXP_SELF && u->self_sreq) {
         deliver_eager(p, r, u->peer, u->src, u->tag, u->self_sreq->buf, u->len);
         proto_send_complete(p, u->self_sreq, UT_OK);

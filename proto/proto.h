@@ -82,6 +82,7 @@ typedef struct proto_stats {
     unsigned long long unexpected_msgs, unexpected_bytes;
     unsigned long long rejected;                  /* malformed protocol messages */
     unsigned long long cancel_sent;
+    unsigned long long rts_reads; /* RTS payloads this rank read from their senders */
 } proto_stats_t;
 
 typedef struct proto_params {
@@ -91,6 +92,7 @@ typedef struct proto_params {
     size_t eager_limit;      /* largest eager payload */
     size_t req_min;          /* smallest receive buffer that issues a REQ */
     int req_max;             /* REQs outstanding per peer */
+    int rts_read;            /* RTS payloads read by their receivers where the transport can */
 } proto_params_t;
 
 int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p);

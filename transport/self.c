@@ -29,6 +29,7 @@ struct tl_mr {
     void *buf;
     size_t len;
     uint64_t key;
+    int read_only; /* registered for peers to read (self_mem_reg_read) */
 };
 
 typedef struct tl_self {
@@ -40,7 +41,9 @@ typedef struct tl_self {
     ut_list_t mrs;
     uint64_t next_key;
     int fail_send, fail_write, fail_reg, fail_status;
-    unsigned long rejected_writes;
+    int fail_read, fail_read_status;
+    unsigned long rejected_writes; /* and reads */
+    unsigned long reads;
 } tl_self_t;
 
 struct tl_self_group {
@@ -139,7 +142,7 @@ static int self_connect(tl_t *tl, const void *addrs, size_t addrlen)
     return UT_OK;
 }
 
-static int self_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+static int self_reg(tl_t *tl, void *buf, size_t len, int read_only, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
 {
     tl_self_t *t = (tl_self_t *)tl;
     tl_mr_t *m;
@@ -154,12 +157,23 @@ static int self_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey
     m->buf = buf;
     m->len = len;
     m->key = t->next_key++;
+    m->read_only = read_only;
     ut_list_push_back(&t->mrs, &m->link);
     rkey_p->addr = 0; /* offsets, like tcp */
     rkey_p->key = m->key;
     rkey_p->len = len;
     *mr_p = m;
     return UT_OK;
+}
+
+static int self_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+{
+    return self_reg(tl, buf, len, 0, mr_p, rkey_p);
+}
+
+static int self_mem_reg_read(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+{
+    return self_reg(tl, buf, len, 1, mr_p, rkey_p);
 }
 
 static void self_mem_dereg(tl_t *tl, tl_mr_t *mr)
@@ -243,7 +257,7 @@ static int self_write(tl_t *tl, int peer, const void *src, size_t len, const tl_
         tl_mr_t *m = ut_container_of(e, tl_mr_t, link);
         if (m->key != rkey->key)
             continue;
-        if (offset > m->len || len > m->len - offset)
+        if (m->read_only || offset > m->len || len > m->len - offset)
             break;
         if (len)
             memcpy((char *)m->buf + offset, src, len);
@@ -253,6 +267,36 @@ static int self_write(tl_t *tl, int peer, const void *src, size_t len, const tl_
     }
     dst->rejected_writes++;
     ut_warn("self transport: rank %d refused a write from rank %d (key %#llx, offset %llu, len %zu)", dst->rank,
+            t->rank, (unsigned long long)rkey->key, (unsigned long long)offset, len);
+    return UT_ERR_PERM;
+}
+
+/* A read checks the owner's registration the same way (read-only ones). */
+static int self_read(tl_t *tl, int peer, void *dst, size_t len, const tl_rkey_t *rkey, uint64_t offset)
+{
+    tl_self_t *t = (tl_self_t *)tl;
+    tl_self_t *src = self_peer(t, peer);
+    ut_list_t *e, *tmp;
+
+    if (t->fail_read > 0) {
+        t->fail_read--;
+        return t->fail_read_status;
+    }
+    if (!src)
+        return UT_ERR_UNREACHABLE;
+    ut_list_for_each_safe (e, tmp, &src->mrs) {
+        tl_mr_t *m = ut_container_of(e, tl_mr_t, link);
+        if (m->key != rkey->key)
+            continue;
+        if (!m->read_only || offset > m->len || len > m->len - offset)
+            break;
+        if (len)
+            memcpy(dst, (const char *)m->buf + offset, len);
+        t->reads++;
+        return UT_OK;
+    }
+    src->rejected_writes++;
+    ut_warn("self transport: rank %d refused a read by rank %d (key %#llx, offset %llu, len %zu)", src->rank,
             t->rank, (unsigned long long)rkey->key, (unsigned long long)offset, len);
     return UT_ERR_PERM;
 }
@@ -289,6 +333,17 @@ void tl_self_fail_next(tl_t *tl, int nsend, int nwrite, int nreg, int status)
     t->fail_status = status;
 }
 
+void tl_self_fail_reads(tl_t *tl, int n, int status)
+{
+    ((tl_self_t *)tl)->fail_read = n;
+    ((tl_self_t *)tl)->fail_read_status = status;
+}
+
+unsigned long tl_self_reads(tl_t *tl)
+{
+    return ((tl_self_t *)tl)->reads;
+}
+
 unsigned long tl_self_rejected_writes(tl_t *tl)
 {
     return ((tl_self_t *)tl)->rejected_writes;
@@ -305,4 +360,6 @@ const tl_ops_t tl_self_ops = {
     .send = self_send,
     .write = self_write,
     .progress = self_progress,
+    .mem_reg_read = self_mem_reg_read,
+    .read = self_read,
 };

@@ -37,6 +37,14 @@
  * pipelined: the sender fills the ring while the target copies out (no
  * system call).
  *
+ * Reads (shm_read): a rendezvous send's buffer, registered read-only
+ * (shm_mem_reg_read; writes to it are refused like a foreign key), is
+ * copied by its receiver with process_vm_readv after checking key, access
+ * and bounds in the sender's published table. Offered wherever some single
+ * copy is in use (MBMPI_SHM_CMA other than 0; with auto, once MPI_Init
+ * timed one faster than the rings), else refused with UT_ERR_UNSUPPORTED
+ * and proto falls back to its CTS.
+ *
  * Ordering: everything to one peer leaves in issue order; while a write to
  * a peer is still being pushed into its ring, further sends and writes to it
  * return UT_ERR_NO_RESOURCE (mbcf retries them after progress).
@@ -167,8 +175,11 @@ typedef struct shm_slot {
     _Atomic uint64_t key; /* 0: free */
     _Atomic uint64_t addr;
     _Atomic uint64_t len;
-    uint64_t rsv;
+    _Atomic uint64_t access; /* SHM_ACC_WRITE (peers write into it) or SHM_ACC_READ (peers read it) */
 } shm_slot_t;
+
+#define SHM_ACC_WRITE 0u
+#define SHM_ACC_READ 1u
 
 /* Control block in front of each ring: the consumer's position, alone in
  * its (pair of) cache lines so the producer's stores never bounce it. */
@@ -287,6 +298,8 @@ typedef struct tl_shmem {
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int flat_cma;    /* TL_SHM_FLAT writes are single copies even when want_cma is 0 */
+    int want_read;   /* rendezvous sends are read by their receivers (shm_read): wherever some
+                      * single copy is used (auto: where one was timed faster than the rings) */
     int linked;      /* our segment file still has a name */
     int unlink_scan; /* rings whose sender has mapped them: rx[0 .. unlink_scan) */
     /* own segment */
@@ -302,6 +315,7 @@ typedef struct tl_shmem {
     unsigned long malformed; /* messages dropped */
     unsigned long helped;    /* pieces of senders' shared writes copied here */
     unsigned long single;    /* writes sent with process_vm_writev */
+    unsigned long reads;     /* rendezvous sends read from their senders (shm_read) */
 } tl_shmem_t;
 
 static uint64_t splitmix64(uint64_t *state)
@@ -506,21 +520,23 @@ static int shm_push_write(tl_shmem_t *t, shm_peer_t *p, shm_wop_t *w)
 }
 
 /* Look the key up in the peer's published table (seqlock-style: the key is
- * read before and after the fields). Returns 0 when it is not live there. */
-static int shm_peer_lookup(const shm_peer_t *p, uint64_t key, uint64_t *addr_p, uint64_t *len_p)
+ * read before and after the fields). Returns 0 when it is not live there
+ * with access `acc`. */
+static int shm_peer_lookup(const shm_peer_t *p, uint64_t key, uint64_t acc, uint64_t *addr_p, uint64_t *len_p)
 {
     const shm_slot_t *table = (const shm_slot_t *)((const char *)p->seg + p->seg->table_off);
     const shm_slot_t *s = &table[key & (SHM_TABLE_SLOTS - 1)];
-    uint64_t k1, k2;
+    uint64_t k1, k2, a;
 
     if (!key)
         return 0;
     k1 = atomic_load_explicit((_Atomic uint64_t *)&s->key, memory_order_acquire);
     *addr_p = atomic_load_explicit((_Atomic uint64_t *)&s->addr, memory_order_relaxed);
     *len_p = atomic_load_explicit((_Atomic uint64_t *)&s->len, memory_order_relaxed);
+    a = atomic_load_explicit((_Atomic uint64_t *)&s->access, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     k2 = atomic_load_explicit((_Atomic uint64_t *)&s->key, memory_order_relaxed);
-    return k1 == key && k2 == key;
+    return k1 == key && k2 == key && a == acc;
 }
 
 /* Single-copy write. UT_OK, UT_ERR_NO_RESOURCE, UT_ERR_PERM, or
@@ -532,7 +548,7 @@ static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, c
     uint64_t addr, rlen, tail;
     size_t done = 0;
 
-    if (!shm_peer_lookup(p, rkey->key, &addr, &rlen) || offset > rlen || len > rlen - offset) {
+    if (!shm_peer_lookup(p, rkey->key, SHM_ACC_WRITE, &addr, &rlen) || offset > rlen || len > rlen - offset) {
         ut_warn(
             "mbshm: write of %zu bytes at offset %llu to rank %d refused (key %#llx not registered there, or "
             "out of bounds)",
@@ -625,7 +641,7 @@ static int shm_write_share(tl_shmem_t *t, int peer, const char *src, size_t len,
     if (p->share || t->rank >= SHM_PULL_RANKS ||
         !atomic_load_explicit(&p->seg->can_pull[t->rank], memory_order_relaxed))
         return UT_ERR_UNSUPPORTED;
-    if (!shm_peer_lookup(p, rkey->key, &addr, &rlen) || offset > rlen || len > rlen - offset)
+    if (!shm_peer_lookup(p, rkey->key, SHM_ACC_WRITE, &addr, &rlen) || offset > rlen || len > rlen - offset)
         return UT_ERR_UNSUPPORTED; /* the plain path refuses it with a message */
     if (t->ring_size - (size_t)(p->tx_tail - p->tx_head) < 2 * SHM_LINE) {
         p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
@@ -725,7 +741,8 @@ static void shm_rx_share(tl_shmem_t *t, shm_rx_t *r, volatile shm_hdr_t *h, uint
     uint32_t c, n = shm_nchunks(len);
     int e;
 
-    if (!key || atomic_load_explicit(&s->key, memory_order_relaxed) != key || !p->pid)
+    if (!key || atomic_load_explicit(&s->key, memory_order_relaxed) != key || !p->pid ||
+        atomic_load_explicit(&s->access, memory_order_relaxed) != SHM_ACC_WRITE)
         goto refuse;
     addr = atomic_load_explicit(&s->addr, memory_order_relaxed);
     rlen = atomic_load_explicit(&s->len, memory_order_relaxed);
@@ -839,7 +856,8 @@ static void shm_rx_write(tl_shmem_t *t, int src, const volatile shm_hdr_t *h, ui
 
     memcpy(&wh, (const char *)h + SHM_HDR, sizeof(wh));
     s = &t->table[wh.key & (SHM_TABLE_SLOTS - 1)];
-    if (!wh.key || atomic_load_explicit(&s->key, memory_order_relaxed) != wh.key)
+    if (!wh.key || atomic_load_explicit(&s->key, memory_order_relaxed) != wh.key ||
+        atomic_load_explicit(&s->access, memory_order_relaxed) != SHM_ACC_WRITE)
         goto refuse;
     addr = atomic_load_explicit(&s->addr, memory_order_relaxed);
     rlen = atomic_load_explicit(&s->len, memory_order_relaxed);
@@ -1004,9 +1022,8 @@ static int shm_progress(tl_t *tl)
 
 /* ----------------------------------------------------------- registration */
 
-static int shm_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+static int shm_reg(tl_shmem_t *t, void *buf, size_t len, uint64_t acc, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
 {
-    tl_shmem_t *t = (tl_shmem_t *)tl;
     shm_slot_t *s;
     uint64_t key;
     uint32_t slot;
@@ -1024,6 +1041,7 @@ static int shm_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_
     s = &t->table[slot];
     atomic_store_explicit(&s->addr, (uint64_t)(uintptr_t)buf, memory_order_relaxed);
     atomic_store_explicit(&s->len, (uint64_t)len, memory_order_relaxed);
+    atomic_store_explicit(&s->access, acc, memory_order_relaxed);
     atomic_store_explicit(&s->key, key, memory_order_release);
     t->mrs[slot].slot = slot;
     t->mrs[slot].live = 1;
@@ -1031,6 +1049,52 @@ static int shm_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_
     rkey_p->key = key;
     rkey_p->len = len;
     *mr_p = &t->mrs[slot];
+    return UT_OK;
+}
+
+static int shm_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+{
+    return shm_reg((tl_shmem_t *)tl, buf, len, SHM_ACC_WRITE, mr_p, rkey_p);
+}
+
+static int shm_mem_reg_read(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+{
+    return shm_reg((tl_shmem_t *)tl, buf, len, SHM_ACC_READ, mr_p, rkey_p);
+}
+
+/* A rendezvous send's buffer, read by its receiver with one copy
+ * (process_vm_readv) after checking key, access and bounds in the
+ * sender's published table. */
+static int shm_read(tl_t *tl, int peer, void *dst, size_t len, const tl_rkey_t *rkey, uint64_t offset)
+{
+    tl_shmem_t *t = (tl_shmem_t *)tl;
+    shm_peer_t *p;
+    uint64_t addr, rlen;
+    int e;
+
+    if ((unsigned)peer >= (unsigned)t->size || peer == t->rank)
+        return UT_ERR_UNREACHABLE;
+    p = &t->peers[peer];
+    if (!p->cma || !t->want_read)
+        return UT_ERR_UNSUPPORTED;
+    if (!shm_peer_lookup(p, rkey->key, SHM_ACC_READ, &addr, &rlen) || offset > rlen || len > rlen - offset) {
+        ut_warn(
+            "mbshm: read of %zu bytes at offset %llu from rank %d refused (key %#llx not registered there "
+            "for reading, or out of bounds)",
+            len, (unsigned long long)offset, peer, (unsigned long long)rkey->key);
+        return UT_ERR_PERM;
+    }
+    e = shm_cma_copy(p->pid, 0, dst, addr + offset, len);
+    if (e == EPERM || e == ENOSYS) {
+        ut_warn("mbshm: process_vm_readv from rank %d: %s; no more single copies with it", peer, strerror(e));
+        p->cma = 0;
+        return UT_ERR_UNSUPPORTED;
+    }
+    if (e) {
+        ut_error("mbshm: process_vm_readv from rank %d (%zu bytes): %s", peer, len, strerror(e));
+        return e == EFAULT ? UT_ERR_PERM : UT_ERR_IO;
+    }
+    t->reads++;
     return UT_OK;
 }
 
@@ -1157,6 +1221,7 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->want_split = strcmp(cma, "single") != 0;
     t->want_pull = !strcmp(cma, "pull");
     t->flat_cma = t->want_cma || !strcmp(cma, "flat");
+    t->want_read = t->flat_cma || t->xchg_pull;
 
     /* A FIFO message is at most what mbcf asks for (eager limit + headers),
      * and at most a quarter of a ring, so several are in flight. */
@@ -1397,6 +1462,8 @@ const tl_ops_t tl_shmem_ops = {
     .write = shm_write,
     .progress = shm_progress,
     .hint = shm_hint,
+    .mem_reg_read = shm_mem_reg_read,
+    .read = shm_read,
 };
 
 int tl_shmem_cma_tunable(tl_t *tl)
@@ -1418,6 +1485,7 @@ void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges)
     t->want_cma = writes == 1;
     t->flat_cma = writes != 0;
     t->xchg_pull = exchanges != 0;
+    t->want_read = writes != 0 || exchanges != 0;
 }
 
 int tl_shmem_cma_writes(tl_t *tl)
@@ -1433,6 +1501,11 @@ int tl_shmem_exchange_pulls(tl_t *tl)
 unsigned long tl_shmem_single_copies(tl_t *tl)
 {
     return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->single : 0;
+}
+
+unsigned long tl_shmem_reads(tl_t *tl)
+{
+    return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->reads : 0;
 }
 
 unsigned long tl_shmem_pulled(tl_t *tl)

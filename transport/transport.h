@@ -8,7 +8,9 @@
  *            `recv` callback sees it whole;
  *   - write: bytes into a region the peer registered for remote write,
  *            optionally with a 32-bit notification delivered to the peer's
- *            `notify` callback once the data has landed.
+ *            `notify` callback once the data has landed;
+ *   - read (optional): bytes out of a region the peer registered for
+ *            reading (a rendezvous send's buffer), done on return.
  * Both are non-blocking; every completion is reported by progress().
  *
  * Two implementations: transport/ofi.c (libfabric: shm, tcp;ofi_rxm,
@@ -85,6 +87,14 @@ typedef struct tl_ops {
                  int notify, uint32_t data, void *op_ctx);
     /* Drain up to a batch of completions; returns the number handled. */
     int (*progress)(tl_t *tl);
+    /* Optional pair (NULL: no reads). mem_reg_read registers buf for the
+     * peers to read, never to write (mem_dereg ends it). read copies len
+     * bytes at rkey + offset of such a region on peer into dst, done on
+     * return: UT_OK, UT_ERR_UNSUPPORTED (not to this peer now: use another
+     * way), UT_ERR_PERM (key not registered there for reading, or out of
+     * bounds) or another error. */
+    int (*mem_reg_read)(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p);
+    int (*read)(tl_t *tl, int peer, void *dst, size_t len, const tl_rkey_t *rkey, uint64_t offset);
     /* Optional (NULL: writes ignore hints): what the writes that follow
      * are for, until the next call (TL_HINT_NONE: nothing); see
      * tl_shm_hint_t below. */
@@ -164,6 +174,9 @@ int tl_shmem_cma_peers(tl_t *tl);
  * none, 1 all, 2 only those hinted TL_SHM_FLAT), exchanges read by their
  * targets or not (`exchanges`). No-op otherwise. */
 void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges);
+/* Reads this rank made from peers' registered buffers (tl_read); 0 for
+ * another transport. */
+unsigned long tl_shmem_reads(tl_t *tl);
 /* Pieces of peers' writes this rank copied itself (process_vm_readv); 0 for
  * another transport. */
 unsigned long tl_shmem_pulled(tl_t *tl);
@@ -199,6 +212,20 @@ static inline int tl_write(tl_t *tl, int peer, const void *src, size_t len, cons
 {
     return tl->ops->write(tl, peer, src, len, rkey, offset, notify, data, op_ctx);
 }
+/* 1 when the transport can read peers' memory (tl_read may still refuse
+ * a given peer with UT_ERR_UNSUPPORTED). */
+static inline int tl_can_read(const tl_t *tl)
+{
+    return tl->ops->read != NULL && tl->ops->mem_reg_read != NULL;
+}
+static inline int tl_mem_reg_read(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
+{
+    return tl->ops->mem_reg_read(tl, buf, len, mr_p, rkey_p);
+}
+static inline int tl_read(tl_t *tl, int peer, void *dst, size_t len, const tl_rkey_t *rkey, uint64_t offset)
+{
+    return tl->ops->read(tl, peer, dst, len, rkey, offset);
+}
 static inline int tl_progress(tl_t *tl)
 {
     return tl->ops->progress(tl);
@@ -224,7 +251,12 @@ void tl_self_group_select(tl_self_group_t *g);
 void tl_self_inject_recv(tl_t *tl, const void *buf, size_t len);
 /* Fault injection: the next `n` sends/writes/mem_regs return `status`. */
 void tl_self_fail_next(tl_t *tl, int nsend, int nwrite, int nreg, int status);
-/* Counters of rejected operations at this endpoint (bad key/bounds). */
+/* The next n reads return status (UT_ERR_UNSUPPORTED: as a peer that
+ * cannot be read). */
+void tl_self_fail_reads(tl_t *tl, int n, int status);
+/* Counters of rejected operations at this endpoint (bad key/bounds, reads
+ * of its regions included), and of reads it made. */
 unsigned long tl_self_rejected_writes(tl_t *tl);
+unsigned long tl_self_reads(tl_t *tl);
 
 #endif

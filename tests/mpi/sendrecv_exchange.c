@@ -5,8 +5,9 @@
  * Over mbshm exchanges of 64 KiB or more are read by the receiver itself
  * (MBMPI_SHM_CMA=exchange, or auto where MPI_Init timed that faster than
  * the rings); with EXCHANGE_EXPECT_PULL=1 every rank of a pair must have
- * read at least one piece (MPIX_Stat_get "shm_pulled"), i.e. that path
- * really ran; with 0 none; with auto one exactly when the library says
+ * read at least one piece of a peer's write (MPIX_Stat_get "shm_pulled")
+ * or a whole rendezvous send ("rts_reads": a send that went first), i.e.
+ * the receiver copied, really ran; with 0 no piece of a write; with auto one exactly when the library says
  * exchanges pull here ("shm_exchange_pulls"), and every rank must report
  * the same choice as rank 0 ("shm_exchange_pulls", "shm_cma_writes": rank
  * 0 decides and tells the others). Exit status 0 when all holds.
@@ -35,11 +36,12 @@ int main(int argc, char **argv)
     static const size_t sizes[] = {1, 1000, 65536, 65537, 200003, 1 << 20, 4 << 20};
     int rank, size, failed = 0;
     unsigned char *s, *r;
-    unsigned long long pulled0 = 0;
+    unsigned long long pulled0 = 0, reads0 = 0;
 
     MPI_Init(&argc, &argv);
     /* MPI_Init's own timing of the copies may have pulled pieces: count ours */
     MPIX_Stat_get("shm_pulled", &pulled0);
+    MPIX_Stat_get("rts_reads", &reads0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     s = malloc(4 << 20);
@@ -73,15 +75,18 @@ int main(int argc, char **argv)
     }
     const char *expect = getenv("EXCHANGE_EXPECT_PULL");
     if (expect && (rank ^ 1) < size) {
-        unsigned long long pulled = 0, pulls = (unsigned long long)atoi(expect);
+        unsigned long long pulled = 0, reads = 0, pulls = (unsigned long long)atoi(expect);
         MPIX_Stat_get("shm_pulled", &pulled);
+        MPIX_Stat_get("rts_reads", &reads);
         pulled -= pulled0;
+        reads -= reads0;
         if (!strcmp(expect, "auto") && MPIX_Stat_get("shm_exchange_pulls", &pulls) != MPI_SUCCESS) {
             fprintf(stderr, "FAIL sendrecv_exchange: no counter shm_exchange_pulls\n");
             failed = 1;
         }
-        if (pulls && pulled == 0) {
-            fprintf(stderr, "FAIL sendrecv_exchange: rank %d read no piece of its peers' writes\n", rank);
+        if (pulls && pulled + reads == 0) {
+            fprintf(stderr, "FAIL sendrecv_exchange: rank %d read no piece of its peers' writes or sends\n",
+                    rank);
             failed = 1;
         }
         if (!pulls && pulled != 0) {

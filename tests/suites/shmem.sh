@@ -79,6 +79,12 @@ run manifest --providers mbshm
         echo "flat_single $n ok MBMPI_SHM_CMA=flat MBMPI_SCATTER_ALGO=flat MBMPI_GATHER_ALGO=flat"
     done
     echo "flat_single 3 ok FLAT_EXPECT=0 MBMPI_SHM_CMA=0 MBMPI_SCATTER_ALGO=flat MBMPI_GATHER_ALGO=flat"
+    # a rendezvous send is read by its receiver wherever single copies are
+    # in use, else written after a CTS (MBMPI_RTS_READ=0 or MBMPI_SHM_CMA=0)
+    echo "rts_read 2 ok READ_EXPECT=1 MBMPI_SHM_CMA=1"
+    echo "rts_read 4 ok READ_EXPECT=1 MBMPI_SHM_CMA=flat"
+    echo "rts_read 3 ok READ_EXPECT=0 MBMPI_SHM_CMA=1 MBMPI_RTS_READ=0"
+    echo "rts_read 2 ok READ_EXPECT=0 MBMPI_SHM_CMA=0"
 } >"$tmp/manifest"
 if grep -q -E '^p2p_basic ' tests/mpi/manifest && grep -q -E '^p2p_order ' tests/mpi/manifest &&
     grep -q -E '^proto_paths ' tests/mpi/manifest; then

@@ -64,7 +64,8 @@ typedef struct w_rts {
     w_env_t env;
     uint64_t sreq;
     uint32_t sync;
-    uint32_t pad;
+    uint32_t flags; /* 1: rkey names the payload, for the receiver to read */
+    tl_rkey_t rkey;
 } w_rts_t;
 typedef struct w_req {
     uint32_t ctx;
@@ -79,7 +80,7 @@ typedef struct w_req {
 typedef struct w_cts {
     uint64_t sreq;
     uint32_t notify;
-    uint32_t pad;
+    uint32_t flags; /* 1 refused, 2 read done */
     uint64_t chunk;
     tl_rkey_t rkey;
 } w_cts_t;
@@ -97,7 +98,7 @@ typedef struct w_cancel {
     uint32_t pad;
 } w_cancel_t;
 _Static_assert(sizeof(w_env_t) == 24, "env");
-_Static_assert(sizeof(w_rts_t) == 40, "rts");
+_Static_assert(sizeof(w_rts_t) == 64, "rts");
 _Static_assert(sizeof(w_req_t) == 56, "req");
 _Static_assert(sizeof(w_cts_t) == 48, "cts");
 _Static_assert(sizeof(w_wdone_t) == 24, "wdone");
@@ -117,9 +118,10 @@ typedef struct cfg {
     size_t eager_limit;
     size_t max_msg;          /* transport's largest FIFO message (0: 70000) */
     size_t fifo_credits;     /* mbcf FIFO window per peer (0: derived) */
+    int rts_read;            /* receivers read RTS payloads (the self transport can) */
 } cfg_t;
 
-static const cfg_t CFG_DEFAULT = {2, 0, 64 * KIB, 0, 8, 4096, 0, 0};
+static const cfg_t CFG_DEFAULT = {2, 0, 64 * KIB, 0, 8, 4096, 0, 0, 0};
 
 typedef struct world {
     int n;
@@ -150,8 +152,13 @@ static int world_open(const cfg_t *c)
                             .write_chunk = c->write_chunk};
         tl_params_t tp = {.rank = i, .size = c->n, .provider = NULL, .fifo_buf_size = 0, .fifo_buf_count = 0,
                           .min_fifo_free = c->max_msg ? c->max_msg : 70000};
-        proto_params_t pp = {.rank = i, .size = c->n, .eager_only = c->eager_only, .eager_limit = c->eager_limit,
-                             .req_min = 0, .req_max = c->req_max};
+        proto_params_t pp = {.rank = i,
+                             .size = c->n,
+                             .eager_only = c->eager_only,
+                             .eager_limit = c->eager_limit,
+                             .req_min = 0,
+                             .req_max = c->req_max,
+                             .rts_read = c->rts_read};
         tl_callbacks_t cb;
         int k;
 
@@ -213,6 +220,14 @@ static int setup3(void **state)
 {
     (void)state;
     return setup_n(3, 0);
+}
+static int setup_read(void **state)
+{
+    cfg_t c = CFG_DEFAULT;
+    (void)state;
+    c.n = 3;
+    c.rts_read = 1;
+    return world_open(&c);
 }
 static int setup2_eager_only(void **state)
 {
@@ -547,6 +562,143 @@ static void test_send_first(void **state)
         free(b);
         free(d);
     }
+}
+
+/* ------------------------------------------------------------------ */
+/* RTS read: where the transport reads, the receiver copies an RTS's
+ * payload itself on matching and answers CTS_READ_DONE.               */
+
+static void test_rts_read(void **state)
+{
+    static const struct {
+        size_t len, cap;
+        int sync, any;
+    } cases[] = {
+        {10000, 10000, 0, 0},     /* sent first */
+        {10000, 20000, 0, 1},     /* matched on arrival (ANY_SOURCE: no REQ) */
+        {3 * MIB, 3 * MIB, 0, 0}, /* larger than a write chunk: one read */
+        {10000, 6000, 0, 0},      /* truncated: the first 6000 bytes */
+        {5000, 0, 0, 1},          /* truncated to nothing: no read, still done */
+        {100, 100, 1, 0},         /* synchronous */
+        {0, 16, 1, 1},            /* synchronous and empty: nothing exposed */
+    };
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t len = cases[i].len, cap = cases[i].cap, n = len < cap ? len : cap;
+        unsigned seed = 2300 + (unsigned)i;
+        unsigned char *b = rbuf(cap);
+        void *d = payload(len, seed);
+        proto_req_t s, r;
+        proto_stats_t pa = *PS(A), pb = *PS(B);
+        unsigned long rd = tl_self_reads(W.tl[B]);
+
+        if (cases[i].any) {
+            irecv(B, &r, b, cap, PROTO_ANY, 12);
+            progress_all();
+        }
+        isend_ctx(A, &s, d, len, B, CTX, 12, cases[i].sync);
+        progress_all();
+        if (!cases[i].any) {
+            assert_false(s.done); /* waits for its receiver */
+            irecv(B, &r, b, cap, A, 12);
+            progress_all();
+        }
+        assert_true(s.done);
+        assert_int_equal(s.st_err, UT_OK);
+        check_recv(&r, b, cap, A, 12, len, seed);
+        assert_int_equal(PS(A)->rts_msgs, pa.rts_msgs + 1);
+        assert_int_equal(PS(B)->rts_reads, pb.rts_reads + (len ? 1 : 0));
+        assert_int_equal(tl_self_reads(W.tl[B]), rd + (n ? 1 : 0));
+        assert_int_equal(PS(B)->write_msgs, pb.write_msgs);
+        free(b);
+        free(d);
+    }
+    traffic_ok();
+}
+
+/* A read the transport cannot make (another kind of peer) or refuses falls
+ * back to CTS and a write; the payload stays read-only while it waits, and
+ * a cancelled send's payload is no longer readable. */
+static void test_rts_read_fallback(void **state)
+{
+    static const int fails[] = {UT_ERR_UNSUPPORTED, UT_ERR_PERM};
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < sizeof(fails) / sizeof(fails[0]); i++) {
+        unsigned char *b = rbuf(10000);
+        void *d = payload(10000, 2400 + (unsigned)i);
+        proto_req_t s, r;
+        proto_stats_t pb = *PS(B);
+
+        isend(A, &s, d, 10000, B, 13);
+        progress_all();
+        tl_self_fail_reads(W.tl[B], 1, fails[i]);
+        irecv(B, &r, b, 10000, A, 13);
+        progress_all();
+        assert_true(s.done);
+        assert_int_equal(s.st_err, UT_OK);
+        check_recv(&r, b, 10000, A, 13, 10000, 2400 + (unsigned)i);
+        assert_int_equal(PS(B)->rts_reads, pb.rts_reads);
+        free(b);
+        free(d);
+    }
+    /* read-only while it waits: a write with its key is refused */
+    {
+        unsigned char *b = rbuf(10000), junk[100];
+        void *d = payload(10000, 2410);
+        proto_req_t s, r;
+
+        memset(junk, 0xee, sizeof(junk));
+        isend(A, &s, d, 10000, B, 14);
+        progress_all();
+        assert_true(s.region.mr != NULL);
+        assert_int_equal(tl_write(W.tl[C], A, junk, sizeof(junk), &s.region.desc, 0, 0, 0, NULL),
+                         UT_ERR_PERM);
+        W.bad_writes[A]++;
+        irecv(B, &r, b, 10000, A, 14);
+        progress_all();
+        check_recv(&r, b, 10000, A, 14, 10000, 2410);
+        /* and no longer readable once the send is complete */
+        assert_int_equal(tl_read(W.tl[C], A, junk, sizeof(junk), &s.region.desc, 0), UT_ERR_PERM);
+        W.bad_writes[A]++;
+        free(b);
+        free(d);
+    }
+    /* a cancelled send's payload is no longer readable */
+    {
+        unsigned char junk[100];
+        void *d = payload(10000, 2411);
+        proto_req_t s;
+
+        isend(A, &s, d, 10000, B, 15);
+        progress_all();
+        assert_int_equal(proto_cancel(W.p[A], &s), UT_OK);
+        progress_all();
+        assert_true(s.done);
+        assert_int_equal(s.cancelled, 1);
+        assert_int_equal(tl_read(W.tl[B], A, junk, sizeof(junk), &s.region.desc, 0), UT_ERR_PERM);
+        W.bad_writes[A]++;
+        free(d);
+    }
+    /* a receive region is not readable either */
+    {
+        unsigned char *b = rbuf(10000), junk[100];
+        proto_req_t r;
+
+        irecv(B, &r, b, 10000, A, 16); /* REQ out: B's buffer exposed for writing */
+        progress_all();
+        assert_true(r.req_out);
+        assert_int_equal(tl_read(W.tl[C], B, junk, sizeof(junk), &r.region.desc, 0), UT_ERR_PERM);
+        W.bad_writes[B]++;
+        assert_int_equal(proto_cancel(W.p[B], &r), UT_OK);
+        progress_all();
+        assert_true(r.done);
+        free(b);
+    }
+    traffic_ok();
 }
 
 /* ------------------------------------------------------------------ */
@@ -1264,12 +1416,28 @@ static void test_malformed_proto(void **state)
         memcpy(body, &e, sizeof(e));
         { SNAP; inject_c(T_EAGER, body, sizeof(e)); expect_rej(1, m0, p0); }
     }
-    /* RTS with a negative tag */
+    /* RTS with a negative tag, unknown flags, a read key for another length */
     {
         w_rts_t rt = {.env = {.ctx = CTX, .tag = -2, .src = C, .seq = 0, .len = 10}, .sreq = 1};
-        SNAP;
-        inject_c(T_RTS, &rt, sizeof(rt));
-        expect_rej(1, m0, p0);
+        {
+            SNAP;
+            inject_c(T_RTS, &rt, sizeof(rt));
+            expect_rej(1, m0, p0);
+        }
+        rt.env.tag = 1;
+        rt.flags = 4;
+        {
+            SNAP;
+            inject_c(T_RTS, &rt, sizeof(rt));
+            expect_rej(1, m0, p0);
+        }
+        rt.flags = 1;
+        rt.rkey.len = 11;
+        {
+            SNAP;
+            inject_c(T_RTS, &rt, sizeof(rt));
+            expect_rej(1, m0, p0);
+        }
     }
     /* REQ with an empty region, chunk 0, a bad tag */
     {
@@ -1306,6 +1474,22 @@ static void test_malformed_proto(void **state)
             assert_false(s.done);
         }
         ct.chunk = 0;
+        {
+            SNAP;
+            inject_c(T_CTS, &ct, sizeof(ct));
+            assert_int_equal(PS(B)->rejected, p0 + 1);
+            assert_false(s.done);
+        }
+        /* "read done" for a send nobody could read, unknown flags */
+        ct.chunk = 4096;
+        ct.flags = 2;
+        {
+            SNAP;
+            inject_c(T_CTS, &ct, sizeof(ct));
+            assert_int_equal(PS(B)->rejected, p0 + 1);
+            assert_false(s.done);
+        }
+        ct.flags = 8;
         {
             SNAP;
             inject_c(T_CTS, &ct, sizeof(ct));
@@ -2422,13 +2606,15 @@ static void stress_one(const cfg_t *cfg, uint64_t seed, int nops)
 static void test_random(void **state)
 {
     static const cfg_t cfgs[] = {
-        {3, 0, 64 * KIB, 0, 8, 4096, 0, 0},          /* the defaults */
-        {3, 0, 4 * KIB, 4096, 2, 4096, 0, 0},        /* few credits, small chunks, short chains */
-        {3, 1, 64 * KIB, 0, 8, 4096, 0, 0},          /* eager only */
-        {3, 0, 16 * KIB, 1000, 1, 100, 0, 0},        /* one REQ per peer, tiny eager limit */
-        {3, 0, 1 * MIB, 0, 64, 30000, 0, 0},         /* long chains, big eager limit */
-        {3, 0, 64 * KIB, 0, 8, 4096, 4352, 8192},    /* FIFO window of two largest messages */
-        {3, 0, 64 * KIB, 0, 8, 4096, 4352, 4352},    /* FIFO window of one largest message */
+        {3, 0, 64 * KIB, 0, 8, 4096, 0, 0, 0},       /* the defaults */
+        {3, 0, 4 * KIB, 4096, 2, 4096, 0, 0, 0},     /* few credits, small chunks, short chains */
+        {3, 1, 64 * KIB, 0, 8, 4096, 0, 0, 0},       /* eager only */
+        {3, 0, 16 * KIB, 1000, 1, 100, 0, 0, 0},     /* one REQ per peer, tiny eager limit */
+        {3, 0, 1 * MIB, 0, 64, 30000, 0, 0, 0},      /* long chains, big eager limit */
+        {3, 0, 64 * KIB, 0, 8, 4096, 4352, 8192, 0}, /* FIFO window of two largest messages */
+        {3, 0, 64 * KIB, 0, 8, 4096, 4352, 4352, 0}, /* FIFO window of one largest message */
+        {3, 0, 64 * KIB, 0, 8, 4096, 0, 0, 1},       /* the defaults, receivers read RTS payloads */
+        {3, 0, 16 * KIB, 1000, 1, 100, 0, 0, 1},     /* reads, tiny eager limit, one REQ per peer */
     };
     const char *e = getenv("MBMPI_TEST_SEEDS"), *e0 = getenv("MBMPI_TEST_SEED0");
     int nseeds = e ? atoi(e) : 12, k0 = e0 ? atoi(e0) : 0, k;
@@ -2443,6 +2629,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_recv_first, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_send_first, setup2, teardown),
+        cmocka_unit_test_setup_teardown(test_rts_read, setup_read, teardown),
+        cmocka_unit_test_setup_teardown(test_rts_read_fallback, setup_read, teardown),
         cmocka_unit_test_setup_teardown(test_conflict, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_order_small, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_order_many, setup2, teardown),
