@@ -388,6 +388,9 @@ static int mpi_init_common(void)
         init_fail("communicators", UT_ERR_NO_MEMORY);
     if (mpii_info_env_init() != MPI_SUCCESS)
         init_fail("MPI_INFO_ENV", UT_ERR_NO_MEMORY);
+    /* more ranks than CPUs: rendezvous sends of any size are read by their
+     * receivers (transport.h) */
+    tl_shmem_set_read_all(mpii_g.tl, mpii_host_ranks() > mpii_host_cpus());
     if (mpii_shm_tune() != MPI_SUCCESS)
         init_fail("timing mbshm's copies", UT_ERR_IO);
     return MPI_SUCCESS;
@@ -507,6 +510,14 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
         return mpii_err(NULL, MPI_ERR_ARG, "MPIX_Stat_get", "NULL argument");
     if (!strcmp(name, "req_min")) { /* a setting: receives smaller than this send no REQ */
         *value = mpii_g.req_min;
+        return MPI_SUCCESS;
+    }
+    if (!strcmp(name, "rts_read_min") || !strcmp(name, "rts_read_max")) {
+        /* rendezvous sends of read_min .. read_max bytes are read by their receivers now */
+        const tl_caps_t *caps = mpii_g.tl != NULL && mpii_g.rts_read ? &mpii_g.tl->caps : NULL;
+        *value = caps == NULL || !tl_can_read(mpii_g.tl) ? 0
+                 : !strcmp(name, "rts_read_min")         ? caps->read_min
+                                                         : caps->read_max;
         return MPI_SUCCESS;
     }
     if (!strcmp(name, "shm_pulled")) { /* transport/shmem.c: pieces read from peers */

@@ -1404,8 +1404,8 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
         rts.sreq = r->sreq_id;
         /* where the transport reads, the receiver copies the payload
          * itself as soon as it matches: no CTS round trip before the data */
-        if (len && p->prm.rts_read && mbcf_can_read(p->m) &&
-            mbcf_expose_read(p->m, (void *)buf, len, &r->region) == UT_OK) {
+        if (len && p->prm.rts_read && len >= mbcf_caps(p->m)->read_min && len <= mbcf_caps(p->m)->read_max &&
+            mbcf_can_read(p->m) && mbcf_expose_read(p->m, (void *)buf, len, &r->region) == UT_OK) {
             rts.flags = RTS_READ;
             rts.rkey = r->region.desc;
         }

@@ -93,6 +93,7 @@ static int self_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t *
         return UT_ERR_NO_MEMORY;
     t->super.ops = &tl_self_ops;
     t->super.caps.name = "self";
+    t->super.caps.read_max = SIZE_MAX;
     t->super.caps.version = 1;
     t->super.caps.inject_size = 64;
     t->super.caps.max_msg = params->min_fifo_free ? params->min_fifo_free : 65536;

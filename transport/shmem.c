@@ -300,6 +300,7 @@ typedef struct tl_shmem {
     int flat_cma;    /* TL_SHM_FLAT writes are single copies even when want_cma is 0 */
     int want_read;   /* rendezvous sends are read by their receivers (shm_read): wherever some
                       * single copy is used (auto: where one was timed faster than the rings) */
+    int read_all;    /* also from SHM_SPLIT_MIN on (tl_shmem_set_read_all) */
     int linked;      /* our segment file still has a name */
     int unlink_scan; /* rings whose sender has mapped them: rx[0 .. unlink_scan) */
     /* own segment */
@@ -1052,6 +1053,17 @@ static int shm_reg(tl_shmem_t *t, void *buf, size_t len, uint64_t acc, tl_mr_t *
     return UT_OK;
 }
 
+/* caps.read_max: what proto offers to read. From SHM_SPLIT_MIN on a write
+ * copied by both sides (SHARE) is about twice as fast as a lone reader
+ * (bench/rtt, 1 MiB: 68 against 161 us round trip), unless there are more
+ * ranks than CPUs (read_all): then a sender seldom has a CPU to share the
+ * copy with, and reads win (flat Bcast of 256 KiB at P = 8 on 2 CPUs: 197
+ * against 294 us through a CTS and the rings). */
+static void shm_read_max(tl_shmem_t *t)
+{
+    t->super.caps.read_max = !t->want_read ? 0 : t->read_all || !t->want_split ? SIZE_MAX : SHM_SPLIT_MIN - 1;
+}
+
 static int shm_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)
 {
     return shm_reg((tl_shmem_t *)tl, buf, len, SHM_ACC_WRITE, mr_p, rkey_p);
@@ -1222,6 +1234,7 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->want_pull = !strcmp(cma, "pull");
     t->flat_cma = t->want_cma || !strcmp(cma, "flat");
     t->want_read = t->flat_cma || t->xchg_pull;
+    shm_read_max(t);
 
     /* A FIFO message is at most what mbcf asks for (eager limit + headers),
      * and at most a quarter of a ring, so several are in flight. */
@@ -1334,6 +1347,9 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
      * on the target copies out while the sender fills (bench/rtt at P = 2:
      * 12 KiB 3.7 us with the REQ, 3.9 eager; 2 KiB 1.6 against 1.4). */
     t->super.caps.write_min = SHM_FRAG_MIN;
+    /* below, the rings' two pipelined copies beat a system call's one
+     * (bench/rtt at 24 KiB: 4.5 against 8.4-9.6 us round trip) */
+    t->super.caps.read_min = SHM_CMA_MIN;
     *tl_p = &t->super;
     return UT_OK;
 
@@ -1486,6 +1502,7 @@ void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges)
     t->flat_cma = writes != 0;
     t->xchg_pull = exchanges != 0;
     t->want_read = writes != 0 || exchanges != 0;
+    shm_read_max(t);
 }
 
 int tl_shmem_cma_writes(tl_t *tl)
@@ -1501,6 +1518,14 @@ int tl_shmem_exchange_pulls(tl_t *tl)
 unsigned long tl_shmem_single_copies(tl_t *tl)
 {
     return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->single : 0;
+}
+
+void tl_shmem_set_read_all(tl_t *tl, int all)
+{
+    if (tl && tl->ops == &tl_shmem_ops) {
+        ((tl_shmem_t *)tl)->read_all = all;
+        shm_read_max((tl_shmem_t *)tl);
+    }
 }
 
 unsigned long tl_shmem_reads(tl_t *tl)

@@ -47,6 +47,9 @@ typedef struct tl_caps {
     size_t fifo_bytes;       /* receive FIFO capacity */
     size_t fifo_slot;        /* FIFO bytes any message occupies at least (0: its size) */
     size_t write_min;        /* writes below this cost what a FIFO message does (0: none do) */
+    size_t read_min;         /* sends from read_min to read_max bytes are worth reading (tl_read)
+                              * rather than writing after a CTS */
+    size_t read_max;         /* (0: no reads; may change, see tl_shmem_set_cma) */
 } tl_caps_t;
 
 /* Callbacks into the layer above (mbcf/). */
@@ -177,6 +180,11 @@ void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges);
 /* Reads this rank made from peers' registered buffers (tl_read); 0 for
  * another transport. */
 unsigned long tl_shmem_reads(tl_t *tl);
+/* Reads of any size (1: more ranks than CPUs on the host, where a sender
+ * that shares the copy of a big write has no CPU to do it with), or only
+ * below 256 KiB (0, the default: above, a write copied by both sides is
+ * twice as fast as one reader). No-op for another transport. */
+void tl_shmem_set_read_all(tl_t *tl, int all);
 /* Pieces of peers' writes this rank copied itself (process_vm_readv); 0 for
  * another transport. */
 unsigned long tl_shmem_pulled(tl_t *tl);

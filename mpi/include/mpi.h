@@ -774,6 +774,7 @@ int MPI_Add_error_string(int errorcode, const char *string);
 /* Read a per-rank protocol counter (eager_msgs, write_msgs, rts_msgs,
  * req_sent, req_used, req_dropped, req_killed, unexpected_msgs, ...;
  * rts_reads: rendezvous messages this rank read from their senders;
+ * rts_read_min, rts_read_max: the sizes it reads now (0 0: none);
  * shm_pulled: 128 KiB pieces of peers' writes this rank read itself over
  * mbshm, as in exchanges of 64 KiB or more; shm_single_copies: writes this
  * rank made with process_vm_writev; shm_cma_peers: the peers it reaches

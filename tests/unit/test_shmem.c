@@ -253,6 +253,72 @@ static void test_write_ring_and_checks(void **state)
     assert_int_equal(tl_shmem_rejected_writes(eps[1].tl), 3);
 }
 
+/* Reads: a region registered for reading is copied by a peer with one
+ * system call after its checks; it cannot be written, a region registered
+ * for writing cannot be read, and nothing is read past the bounds, after
+ * dereg, or where reads are off (MBMPI_SHM_CMA=0 or auto before timing). */
+static void test_read(void **state)
+{
+    static char src[300000], dst[300000], wbuf[64];
+    tl_mr_t *mr, *wmr;
+    tl_rkey_t rk, wrk, bad;
+    char ctx[TL_OP_CTX_SIZE];
+    tl_shmem_t *t1 = (tl_shmem_t *)eps[1].tl;
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < sizeof(src); i++)
+        src[i] = (char)(i * 13 + 5);
+    assert_true(tl_can_read(eps[1].tl));
+    /* MBMPI_SHM_CMA=1: from 32 KiB, below 256 KiB unless read_all */
+    assert_int_equal(eps[1].tl->caps.read_min, 32 << 10);
+    assert_int_equal(eps[1].tl->caps.read_max, (256 << 10) - 1);
+    tl_shmem_set_read_all(eps[1].tl, 1);
+    assert_int_equal(eps[1].tl->caps.read_max, SIZE_MAX);
+    tl_shmem_set_read_all(eps[1].tl, 0);
+    assert_int_equal(eps[1].tl->caps.read_max, (256 << 10) - 1);
+
+    assert_int_equal(tl_mem_reg_read(eps[0].tl, src, sizeof(src), &mr, &rk), UT_OK);
+    memset(dst, 0, sizeof(dst));
+    assert_int_equal(tl_read(eps[1].tl, 0, dst + 3, 250000, &rk, 7), UT_OK);
+    assert_memory_equal(dst + 3, src + 7, 250000);
+    assert_int_equal(dst[2], 0);
+    assert_int_equal(dst[3 + 250000], 0);
+    assert_int_equal(tl_shmem_reads(eps[1].tl), 1);
+
+    /* read-only: a write with its key is refused, by CMA and through the ring */
+    assert_int_equal(tl_write(eps[1].tl, 0, dst, 100000, &rk, 0, 0, 0, ctx), UT_ERR_PERM);
+    assert_int_equal(tl_write(eps[1].tl, 0, wbuf, sizeof(wbuf), &rk, 0, 0, 0, ctx), UT_OK);
+    drain(0);
+    assert_int_equal(tl_shmem_rejected_writes(eps[0].tl), 1);
+    assert_int_equal(src[0], (char)5);
+
+    /* out of bounds, a foreign key, a region registered for writing */
+    bad = rk;
+    bad.len = sizeof(src) + 100;
+    assert_int_equal(tl_read(eps[1].tl, 0, dst, 200, &bad, sizeof(src) - 100), UT_ERR_PERM);
+    bad = rk;
+    bad.key ^= (uint64_t)1 << 41;
+    assert_int_equal(tl_read(eps[1].tl, 0, dst, 200, &bad, 0), UT_ERR_PERM);
+    assert_int_equal(tl_mem_reg(eps[0].tl, wbuf, sizeof(wbuf), &wmr, &wrk), UT_OK);
+    assert_int_equal(tl_read(eps[1].tl, 0, dst, sizeof(wbuf), &wrk, 0), UT_ERR_PERM);
+    tl_mem_dereg(eps[0].tl, wmr);
+    assert_int_equal(tl_shmem_reads(eps[1].tl), 1);
+
+    /* reads off: refused as unsupported (proto then asks for a write) */
+    t1->want_read = 0;
+    assert_int_equal(tl_read(eps[1].tl, 0, dst, 100, &rk, 0), UT_ERR_UNSUPPORTED);
+    t1->want_read = 1;
+    t1->peers[0].cma = 0;
+    assert_int_equal(tl_read(eps[1].tl, 0, dst, 100, &rk, 0), UT_ERR_UNSUPPORTED);
+    t1->peers[0].cma = 1;
+
+    /* after dereg the key is dead */
+    tl_mem_dereg(eps[0].tl, mr);
+    assert_int_equal(tl_read(eps[1].tl, 0, dst, 100, &rk, 0), UT_ERR_PERM);
+    assert_int_equal(tl_shmem_reads(eps[1].tl), 1);
+}
+
 /* Big writes may be copied by both sides: alone (the target is not
  * progressing), the writer copies every piece and is done at once; with the
  * target progressing in another thread, both copy and tx_done follows. */
@@ -476,7 +542,7 @@ int main(void)
         cmocka_unit_test(test_ring_full),    cmocka_unit_test(test_write_ring_and_checks),
         cmocka_unit_test(test_write_share),  cmocka_unit_test(test_cma_choices),
         cmocka_unit_test(test_malformed),    cmocka_unit_test(test_fuzz_ring),
-        cmocka_unit_test(test_stamp_unique),
+        cmocka_unit_test(test_stamp_unique), cmocka_unit_test(test_read),
     };
     ut_log_level = -1; /* the refusals below are expected */
     return cmocka_run_group_tests(tests, setup, teardown);
