@@ -148,6 +148,12 @@ for s in $suites; do
             --filter 'p2p_(basic|order|cancel|nonblocking|truncate) np=(2|4)|proto_paths np=2|coll_basic np=3|comm np=3|type_free_pending np=2|coll_all np=3|groups np=3|comm_free_pending np=(2|4)|p2p_cancel_send np=(2|3)|comm_idup np=5|isendrecv np=3|alltoallw np=3|persistent np=2' \
             2>&1 | tee "$log/am"
         count "$log/am"
+        # mbshm's single copies and reads (process_vm_*) across processes
+        MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/mpi" \
+            CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 MBMPI_SHM_CMA=1 \
+            tests/mpi/run.sh --providers mbshm \
+            --filter 'rts_read np=(2|3)|p2p_(basic|cancel) np=4|sendrecv_exchange np=2' 2>&1 | tee "$log/as"
+        count "$log/as"
         # the nonblocking collectives switch stacks (coroutines): under ASan too
         MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/coll" \
             CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
