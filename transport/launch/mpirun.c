@@ -211,6 +211,9 @@ static void handle_store_events(job_t *job)
         rank_proc_t *p = &job->ranks[ev.rank];
         switch (ev.type) {
         case STORE_EV_ABORT:
+            /* a rank often aborts because another died (its connection
+             * broke): report that death, the cause, if it is known yet */
+            reap(job);
             if (job->state == JOB_RUNNING) {
                 fprintf(stderr, "mpirun: rank %d called MPI_Abort(%d): %s\n", ev.rank, ev.code, ev.msg);
                 end_job(job, abort_status(ev.code));
