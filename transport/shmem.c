@@ -540,22 +540,35 @@ static int shm_peer_lookup(const shm_peer_t *p, uint64_t key, uint64_t acc, uint
     return k1 == key && k2 == key && a == acc;
 }
 
+/* The range [offset, offset + len) of the peer's region `rkey`, live there
+ * with access `acc`: its address in *addr_p, else a warning and 0. */
+static int shm_peer_range(const shm_peer_t *p, int peer, const tl_rkey_t *rkey, uint64_t acc, uint64_t offset,
+                          size_t len, uint64_t *addr_p)
+{
+    uint64_t rlen;
+
+    if (shm_peer_lookup(p, rkey->key, acc, addr_p, &rlen) && offset <= rlen && len <= rlen - offset)
+        return 1;
+    ut_warn(
+        "mbshm: %s of %zu bytes at offset %llu %s rank %d refused (key %#llx not registered there%s, or out "
+        "of bounds)",
+        acc == SHM_ACC_READ ? "read" : "write", len, (unsigned long long)offset,
+        acc == SHM_ACC_READ ? "from" : "to", peer, (unsigned long long)rkey->key,
+        acc == SHM_ACC_READ ? " for reading" : "");
+    return 0;
+}
+
 /* Single-copy write. UT_OK, UT_ERR_NO_RESOURCE, UT_ERR_PERM, or
  * UT_ERR_UNSUPPORTED (CMA refused: the caller falls back to the ring). */
 static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, const tl_rkey_t *rkey,
                          uint64_t offset, int notify, uint32_t data)
 {
     shm_peer_t *p = &t->peers[peer];
-    uint64_t addr, rlen, tail;
+    uint64_t addr, tail;
     size_t done = 0;
 
-    if (!shm_peer_lookup(p, rkey->key, SHM_ACC_WRITE, &addr, &rlen) || offset > rlen || len > rlen - offset) {
-        ut_warn(
-            "mbshm: write of %zu bytes at offset %llu to rank %d refused (key %#llx not registered there, or "
-            "out of bounds)",
-            len, (unsigned long long)offset, peer, (unsigned long long)rkey->key);
+    if (!shm_peer_range(p, peer, rkey, SHM_ACC_WRITE, offset, len, &addr))
         return UT_ERR_PERM;
-    }
     if (notify) {
         /* The notification must follow the data: make sure it will fit. */
         tail = p->tx_tail;
@@ -1081,7 +1094,7 @@ static int shm_read(tl_t *tl, int peer, void *dst, size_t len, const tl_rkey_t *
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;
     shm_peer_t *p;
-    uint64_t addr, rlen;
+    uint64_t addr;
     int e;
 
     if ((unsigned)peer >= (unsigned)t->size || peer == t->rank)
@@ -1089,13 +1102,8 @@ static int shm_read(tl_t *tl, int peer, void *dst, size_t len, const tl_rkey_t *
     p = &t->peers[peer];
     if (!p->cma || !t->want_read)
         return UT_ERR_UNSUPPORTED;
-    if (!shm_peer_lookup(p, rkey->key, SHM_ACC_READ, &addr, &rlen) || offset > rlen || len > rlen - offset) {
-        ut_warn(
-            "mbshm: read of %zu bytes at offset %llu from rank %d refused (key %#llx not registered there "
-            "for reading, or out of bounds)",
-            len, (unsigned long long)offset, peer, (unsigned long long)rkey->key);
+    if (!shm_peer_range(p, peer, rkey, SHM_ACC_READ, offset, len, &addr))
         return UT_ERR_PERM;
-    }
     e = shm_cma_copy(p->pid, 0, dst, addr + offset, len);
     if (e == EPERM || e == ENOSYS) {
         ut_warn("mbshm: process_vm_readv from rank %d: %s; no more single copies with it", peer, strerror(e));
