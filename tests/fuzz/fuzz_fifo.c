@@ -101,8 +101,13 @@ static void world_open(void)
         mbcf_params_t mp = {.rank = i, .size = NR, .credits = 64 * 1024, .fifo_credits = 0, .write_chunk = 0};
         tl_params_t tp = {.rank = i, .size = NR, .provider = NULL, .fifo_buf_size = 0, .fifo_buf_count = 0,
                           .min_fifo_free = 70000};
-        proto_params_t pp = {.rank = i, .size = NR, .eager_only = 0, .eager_limit = 4096, .req_min = 0,
-                             .req_max = 8};
+        proto_params_t pp = {.rank = i,
+                             .size = NR,
+                             .eager_only = 0,
+                             .eager_limit = 4096,
+                             .req_min = 0,
+                             .req_max = 8,
+                             .rts_read = 1};
         tl_callbacks_t cb;
 
         if (mbcf_create(&mp, &W.m[i]) != UT_OK)
