@@ -185,9 +185,12 @@ enum { CANCEL_DISARMED = 0, CANCEL_NOT_USED = 1, CANCEL_USED = 2 };
 /* ---- local structures ---- */
 /* An unexpected message's payload up to this size lives in its entry, and
  * entries are recycled (up to UNEXP_FREE_MAX): a small unexpected message
- * costs no malloc. */
+ * costs no malloc. Larger eager payloads (up to the eager limit) go to
+ * buffers of the eager limit's size, recycled too (up to UNEXP_BIG_MAX):
+ * no malloc for them either once the pool has grown. */
 #define UNEXP_INLINE 256
 #define UNEXP_FREE_MAX 1024
+#define UNEXP_BIG_MAX 64
 typedef struct proto_unexp {
     ut_list_t link;
     int kind;                /* PROTO_T_EAGER / PROTO_T_RTS / self */
@@ -203,7 +206,8 @@ typedef struct proto_unexp {
     size_t credits;          /* eager bytes to return on consumption */
     uint32_t seq;            /* eager: the message's seq (self: a local count), for a cancel */
     proto_req_t *self_sreq;  /* self rendezvous */
-    char *data;              /* inl, or malloc'ed when longer */
+    int big;                 /* data is an eager-limit buffer of the pool */
+    char *data;              /* inl, a pool buffer, or malloc'ed when longer */
     char inl[UNEXP_INLINE];
 } proto_unexp_t;
 
@@ -262,6 +266,8 @@ struct proto {
     ut_list_t unexp;
     ut_list_t unexp_free; /* recycled proto_unexp_t entries */
     int nunexp_free;
+    char *big_free[UNEXP_BIG_MAX]; /* recycled eager-limit payload buffers */
+    int nbig_free;
     proto_slot_t *slots;     /* receive exposures */
     int nslots;
     int *free_slots;
@@ -372,7 +378,13 @@ static proto_unexp_t *unexp_alloc(proto_t *p, size_t len)
     }
     if (len <= UNEXP_INLINE) {
         u->data = u->inl;
-    } else if (!(u->data = malloc(len))) {
+    } else if (len <= p->prm.eager_limit) {
+        u->big = 1;
+        u->data = p->nbig_free ? p->big_free[--p->nbig_free] : malloc(p->prm.eager_limit);
+    } else {
+        u->data = malloc(len);
+    }
+    if (!u->data) {
         free(u);
         return NULL;
     }
@@ -381,7 +393,9 @@ static proto_unexp_t *unexp_alloc(proto_t *p, size_t len)
 
 static void unexp_release(proto_t *p, proto_unexp_t *u)
 {
-    if (u->data != u->inl)
+    if (u->big && p->nbig_free < UNEXP_BIG_MAX)
+        p->big_free[p->nbig_free++] = u->data;
+    else if (u->data != u->inl)
         free(u->data);
     if (p->nunexp_free < UNEXP_FREE_MAX) {
         ut_list_push_front(&p->unexp_free, &u->link);
@@ -406,6 +420,8 @@ void proto_destroy(proto_t *p)
         free(u);
     }
     ut_list_for_each_safe(e, tmp, &p->unexp_free) free(ut_container_of(e, proto_unexp_t, link));
+    for (i = 0; i < p->nbig_free; i++)
+        free(p->big_free[i]);
     for (i = 0; p->peers && i < p->prm.size; i++) {
         ut_list_for_each_safe(e, tmp, &p->peers[i].hold) free(ut_container_of(e, proto_held_t, link));
         free(p->peers[i].armed);
