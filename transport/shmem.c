@@ -1068,7 +1068,7 @@ static int shm_reg(tl_shmem_t *t, void *buf, size_t len, uint64_t acc, tl_mr_t *
 
 /* caps.read_max: what proto offers to read. From SHM_SPLIT_MIN on a write
  * copied by both sides (SHARE) is about twice as fast as a lone reader
- * (bench/rtt, 1 MiB: 68 against 161 us round trip), unless there are more
+ * (bench/rtt, 1 MiB: 68 against 161 us half round trip), unless there are more
  * ranks than CPUs (read_all): then a sender seldom has a CPU to share the
  * copy with, and reads win (flat Bcast of 256 KiB at P = 8 on 2 CPUs: 197
  * against 294 us through a CTS and the rings). */
@@ -1356,7 +1356,7 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
      * 12 KiB 3.7 us with the REQ, 3.9 eager; 2 KiB 1.6 against 1.4). */
     t->super.caps.write_min = SHM_FRAG_MIN;
     /* below, the rings' two pipelined copies beat a system call's one
-     * (bench/rtt at 24 KiB: 4.5 against 8.4-9.6 us round trip) */
+     * (bench/rtt at 24 KiB: 4.5 against 8.4-9.6 us half round trip) */
     t->super.caps.read_min = SHM_CMA_MIN;
     *tl_p = &t->super;
     return UT_OK;
