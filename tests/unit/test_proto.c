@@ -1473,28 +1473,20 @@ static void test_malformed_proto(void **state)
             assert_int_equal(MS(B)->rejected, m0);
             assert_false(s.done);
         }
-        ct.chunk = 0;
+        /* chunk 0; "read done" for a send nobody could read; unknown flags */
         {
-            SNAP;
-            inject_c(T_CTS, &ct, sizeof(ct));
-            assert_int_equal(PS(B)->rejected, p0 + 1);
-            assert_false(s.done);
-        }
-        /* "read done" for a send nobody could read, unknown flags */
-        ct.chunk = 4096;
-        ct.flags = 2;
-        {
-            SNAP;
-            inject_c(T_CTS, &ct, sizeof(ct));
-            assert_int_equal(PS(B)->rejected, p0 + 1);
-            assert_false(s.done);
-        }
-        ct.flags = 8;
-        {
-            SNAP;
-            inject_c(T_CTS, &ct, sizeof(ct));
-            assert_int_equal(PS(B)->rejected, p0 + 1);
-            assert_false(s.done);
+            static const struct {
+                uint64_t chunk;
+                uint32_t flags;
+            } bad[] = {{0, 0}, {4096, 2}, {4096, 8}};
+            for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+                SNAP;
+                ct.chunk = bad[k].chunk;
+                ct.flags = bad[k].flags;
+                inject_c(T_CTS, &ct, sizeof(ct));
+                assert_int_equal(PS(B)->rejected, p0 + 1);
+                assert_false(s.done);
+            }
         }
         irecv(A, &r, b, 10000, B, 3);
         progress_all();
