@@ -46,10 +46,9 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      UT_CFG_STRING, &mpii_g.fifo_mode},
     {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
     {"RTS_READ", "1",
-     "1: a send larger than the eager limit whose receive is not posted yet is read by its receiver (one "
-     "copy, "
-     "no CTS round trip) where the transport can (mbshm with process_vm_readv); 0: the receiver answers CTS "
-     "and the sender writes",
+     "1: a send larger than the eager limit whose receive is not posted yet is read by its receiver "
+     "(one copy, no CTS round trip) where the transport can (mbshm with process_vm_readv); 0: the "
+     "receiver answers CTS and the sender writes",
      UT_CFG_BOOL, &mpii_g.rts_read},
     {"REQ_MIN", "auto",
      "smallest receive buffer that issues a REQ (auto: the transport's smallest write that beats a FIFO "
