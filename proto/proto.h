@@ -53,6 +53,7 @@ typedef struct proto_req {
     int slot;                /* exposure slot, -1 none */
     mbcf_region_t region;
     int req_out;             /* REQ outstanding for this receive */
+    int req_able;            /* posted, and big enough for a REQ (counted in nposted_req) */
     int resolved;            /* the REQ'd message is being written here */
     int rts_path;            /* matched an RTS (else: REQ path) */
     int canceling;
