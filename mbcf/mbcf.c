@@ -566,7 +566,7 @@ int mbcf_write_hint(mbcf_t *m, int peer, const void *src, size_t len, const tl_r
 static void mbcf_tx_done_cb(void *arg, void *op_ctx, int status)
 {
     mbcf_t *m = arg;
-    mbcf_op_t *op = op_ctx;
+    mbcf_op_t *op = ut_container_of(op_ctx, mbcf_op_t, tl_ctx);
     int rc;
 
     if (status == UT_OK && op->kind == MBCF_OP_WRITE && op->done_off < op->len) {

@@ -66,7 +66,8 @@ typedef struct mbcf_op mbcf_op_t;
 typedef void (*mbcf_op_cb_t)(mbcf_op_t *op, int status);
 
 struct mbcf_op {
-    char tl_ctx[TL_OP_CTX_SIZE]; /* first: handed to the transport */
+    /* what a FIFO send fills comes first: bench/bw's window of 64 eager
+     * sends touched ~11 cache lines per request (45 KiB, most of L1) */
     ut_list_t link;              /* pending (NO_RESOURCE) queue */
     mbcf_op_cb_t cb;
     int kind;
@@ -87,6 +88,7 @@ struct mbcf_op {
     uint32_t data;
     size_t chunk;
     int hint; /* tl_shm_hint_t of every tl_write */
+    char tl_ctx[TL_OP_CTX_SIZE]; /* handed to the transport (mbcf_tx_done_cb finds the op from it) */
 };
 
 /* A local buffer exposed for remote write, and its descriptor for the peer. */

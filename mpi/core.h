@@ -51,33 +51,33 @@ enum { MPII_REQ_SEND = 1, MPII_REQ_RECV = 2, MPII_REQ_NULL = 3, MPII_REQ_NBC = 5
 
 typedef struct mpii_request {
     proto_req_t pr;          /* first */
+    /* what every request's start and release touch, together (one line) */
     MPI_Request handle;
     int kind;
     int freed;               /* MPI_Request_free on an active request */
+    int persistent;          /* MPI_Send_init / MPI_Recv_init + MPI_Start */
+    int active;              /* started and not yet completed */
     mpii_comm_t *comm;
-    /* non-contiguous data: packed copy, unpacked at completion */
-    void *tmp;
+    void *tmp;                 /* non-contiguous data: packed copy, unpacked at completion */
+    mpii_datatype_t *p_dtcopy; /* a derived p_dt's type map, kept: the user may free the type */
+    void *pcoll;               /* a persistent collective's arguments (MPI_Bcast_init ...), or NULL */
+    mpii_comm_t *ref_comm;     /* the communicator this request holds a reference on, or NULL */
+    mpii_datatype_t *udt;      /* = &udt_copy: the user may free the type meanwhile */
     void *ubuf;
     int ucount;
-    mpii_datatype_t *udt;    /* = &udt_copy: the user may free the type meanwhile */
-    mpii_datatype_t udt_copy;
     size_t ubytes;           /* bytes the user buffer holds */
-    /* persistent requests (MPI_Send_init / MPI_Recv_init + MPI_Start) */
-    int persistent;
-    int active;              /* started and not yet completed */
+    /* persistent requests */
     int p_recv;
     int p_sync;
     void *p_buf;
     int p_count;
     MPI_Datatype p_dt;
-    mpii_datatype_t *p_dtcopy; /* a derived p_dt's type map, kept: the user may free the type */
     int p_rank;
     int p_tag;
     int nbc_rc;              /* MPII_REQ_NBC: the collective's result (mpi/coll/nbc.c) */
     int nbc_has_st;          /* ... and nbc_st its status (MPI_Isendrecv), else an empty one */
     MPI_Status nbc_st;
-    void *pcoll;             /* a persistent collective's arguments (MPI_Bcast_init ...), or NULL */
-    mpii_comm_t *ref_comm;   /* the communicator this request holds a reference on, or NULL */
+    mpii_datatype_t udt_copy;
 } mpii_request_t;
 
 mpii_request_t *mpii_request_get(MPI_Request h);

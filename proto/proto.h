@@ -48,6 +48,14 @@ typedef struct proto_req {
     int tl_hint;             /* send: what its data is for (tl_shm_hint_t, transport.h), given to
                               * every write of its payload; set by the caller before proto_isend */
     proto_comm_t *comm;      /* recv */
+    /* completion */
+    int st_src;  /* sender's rank as its envelope claims */
+    int st_peer; /* world rank it really came from */
+    int st_tag;
+    int st_err;    /* UT_OK, UT_ERR_TRUNCATED, ... */
+    size_t st_len; /* bytes the sender sent */
+    int cancelled;
+    void *user; /* owner's back pointer (mpi request) */
     /* write protocol (receive side) */
     uint32_t seq;            /* send: message seq; recv: seq of its REQ */
     int slot;                /* exposure slot, -1 none */
@@ -63,15 +71,9 @@ typedef struct proto_req {
     uint32_t chunks_got;
     /* send side rendezvous */
     uint64_t sreq_id;
+    /* last: an eager send touches only its first lines (cache footprint of
+     * a window of requests, see mbcf_op_t) */
     mbcf_op_t op;
-    /* completion */
-    int st_src;              /* sender's rank as its envelope claims */
-    int st_peer;             /* world rank it really came from */
-    int st_tag;
-    size_t st_len;           /* bytes the sender sent */
-    int st_err;              /* UT_OK, UT_ERR_TRUNCATED, ... */
-    int cancelled;
-    void *user;              /* owner's back pointer (mpi request) */
 } proto_req_t;
 
 typedef struct proto_stats {
