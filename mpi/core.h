@@ -51,7 +51,7 @@ enum { MPII_REQ_SEND = 1, MPII_REQ_RECV = 2, MPII_REQ_NULL = 3, MPII_REQ_NBC = 5
 
 typedef struct mpii_request {
     proto_req_t pr;          /* first */
-    /* what every request's start and release touch, together (one line) */
+    /* what every request's start and release touch, next to each other */
     MPI_Request handle;
     int kind;
     int freed;               /* MPI_Request_free on an active request */

@@ -828,6 +828,12 @@ static int req_issue(proto_t *p, proto_req_t *r, int peer)
     return UT_OK;
 }
 
+/* A receive buffer of len bytes is big enough for a REQ (req_min). */
+static int req_size_ok(const proto_t *p, size_t len)
+{
+    return len > 0 && len >= p->prm.req_min;
+}
+
 /* Issue REQs to peer for the receives that qualify (see the chain rules). */
 static void proto_req_scan(proto_t *p, int peer)
 {
@@ -855,7 +861,7 @@ static void proto_req_scan(proto_t *p, int peer)
             continue;
         if (pc->blocked_gen == gen)
             continue;
-        if (r->len == 0 || r->len < p->prm.req_min || req_issue(p, r, peer) != UT_OK) {
+        if (!req_size_ok(p, r->len) || req_issue(p, r, peer) != UT_OK) {
             pc->blocked_gen = gen;
             continue;
         }
@@ -1523,7 +1529,7 @@ int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int
     }
     r->state = PR_POSTED;
     ut_list_push_back(&p->posted, &r->link);
-    r->req_able = src != PROTO_ANY && peer != p->prm.rank && r->len > 0 && r->len >= p->prm.req_min;
+    r->req_able = src != PROTO_ANY && peer != p->prm.rank && req_size_ok(p, r->len);
     p->nposted_req += r->req_able;
     if (src == PROTO_ANY)
         pc->any_pending++;
