@@ -503,6 +503,11 @@ int mbcf_expose(mbcf_t *m, void *buf, size_t len, mbcf_region_t *r)
     return tl_mem_reg(m->tl, buf, len, &r->mr, &r->desc);
 }
 
+void mbcf_send_ahead(mbcf_t *m, int peer, size_t len)
+{
+    tl_send_ahead(m->tl, peer, sizeof(mbcf_hdr_t) + len);
+}
+
 int mbcf_can_read(const mbcf_t *m)
 {
     return tl_can_read(m->tl);

@@ -162,6 +162,8 @@ void mbcf_revoke(mbcf_t *m, mbcf_region_t *r);
  * transport). UT_OK, UT_ERR_UNSUPPORTED (not to this peer: use a write),
  * or an error. */
 int mbcf_can_read(const mbcf_t *m);
+/* A FIFO send to peer follows: the transport may prepare for it (a hint). */
+void mbcf_send_ahead(mbcf_t *m, int peer, size_t len);
 int mbcf_expose_read(mbcf_t *m, void *buf, size_t len, mbcf_region_t *r);
 int mbcf_read(mbcf_t *m, int peer, void *dst, size_t len, const tl_rkey_t *desc, uint64_t offset);
 /* Write len bytes at desc + offset on peer (bounds checked against desc

@@ -127,6 +127,7 @@ static const char *const mpi_cfg_extra[] = {
     "MBMPI_JOBID",
     "MBMPI_SHM_CMA",
     "MBMPI_SHM_RING",
+    "MBMPI_SHM_AHEAD",
     /* read by the compiler wrappers (bin/mpicc, bin/mpifort), not the library */
     "MBMPI_CC",
     "MBMPI_FC",

@@ -1364,6 +1364,11 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
     proto_env_t env;
     int rc;
 
+    /* first: the transport fetches what this send will store into while
+     * the bookkeeping below runs (a hint; an RTS when not eager) */
+    if (peer != p->prm.rank)
+        mbcf_send_ahead(p->m, peer,
+                        len <= p->prm.eager_limit && !sync ? sizeof(proto_env_t) + len : sizeof(proto_rts_t));
     r->kind = PROTO_REQ_SEND;
     r->done = 0;
     r->buf = (char *)buf;

@@ -102,6 +102,11 @@ typedef struct tl_ops {
      * are for, until the next call (TL_HINT_NONE: nothing); see
      * tl_shm_hint_t below. */
     void (*hint)(tl_t *tl, int hint);
+    /* Optional (NULL: nothing to do): a send to peer is about to be built;
+     * the transport may start fetching what that send will store into (a
+     * cache line of the peer's ring), so that the stores do not wait for
+     * it. A hint only: nothing is reserved or sent. */
+    void (*send_ahead)(tl_t *tl, int peer, size_t len);
 } tl_ops_t;
 
 /* Every transport object starts with this. */
@@ -239,6 +244,11 @@ static inline int tl_progress(tl_t *tl)
     return tl->ops->progress(tl);
 }
 
+static inline void tl_send_ahead(tl_t *tl, int peer, size_t len)
+{
+    if (tl->ops->send_ahead)
+        tl->ops->send_ahead(tl, peer, len);
+}
 static inline void tl_hint(tl_t *tl, int hint)
 {
     if (tl->ops->hint)

@@ -64,6 +64,8 @@ run manifest --providers mbshm
     # an unknown value fails MPI_Init with a message naming the setting
     echo "sendrecv_exchange 2 fail stderr:MBMPI_SHM_CMA MBMPI_SHM_CMA=banana"
     echo "p2p_order 2 ok MBMPI_SHM_RING=64K"
+    # without the prefetch of the next message's ring lines (shm_send_ahead)
+    echo "p2p_order 3 ok MBMPI_SHM_AHEAD=0"
     # mbshm sends no REQ below 8 KiB by default: the write protocol for
     # small messages, conflicts included, with every receive issuing one
     for l in "p2p_order 3" "p2p_wildcard 4" "p2p_nonblocking 4" "proto_paths 3"; do
