@@ -204,11 +204,24 @@ finish() {
 # wake, turn: fitted on bench/coll sweeps), from the built-in file, with a
 # comment saying so
 carry_lines() {
-    local d lines
+    local d f lines cpu
     case $1 in *shm*) d=shm ;; *) d=tcp ;; esac
-    lines=$(grep -E '^(contention|wake|turn) ' "mpi/coll/params/$d.plogp")
-    [ -n "$lines" ] && printf '# contention, wake, turn: not measured by bench/plogp; from mpi/coll/params/%s.plogp\n%s\n' \
-        "$d" "$lines"
+    cpu=$(host_cpu)
+    # the built-in file measured on this CPU model (its "cpu" line), else <d>.plogp
+    f=$d.plogp
+    for g in mpi/coll/params/$d-*.plogp; do
+        [ -f "$g" ] && [ -n "$cpu" ] && [ "$(sed -n 's/^cpu[[:space:]]*//p' "$g" | head -1)" = "$cpu" ] && f=${g##*/}
+    done
+    lines=$(grep -E '^(contention|wake|turn) ' "mpi/coll/params/$f")
+    [ -n "$cpu" ] && echo "cpu $cpu"
+    [ -n "$lines" ] && printf '# contention, wake, turn: not measured by bench/plogp; from mpi/coll/params/%s\n%s\n' \
+        "$f" "$lines"
+}
+
+# host_cpu: /proc/cpuinfo's model name (what a file's "cpu" line holds and
+# the library matches to pick its built-in file, mpi/coll/plogp.c)
+host_cpu() {
+    sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -1 | sed 's/[[:space:]]*$//'
 }
 
 # ring_lines <file>: the rows of 32 KiB and more (mbshm's SHM_CMA_MIN) of a
@@ -366,10 +379,12 @@ plot '$OUT/plogp_$p.csv' skip 1 using (\$1 > 0 ? \$1 : 1/0):2 with linespoints t
     fi
     echo "#"
     echo "# To use a file for one run: MBMPI_PLOGP_FILE=$OUT/plogp_mbshm.plogp bin/mpirun ..."
-    echo "# To install the measured files as the built-in defaults:"
+    echo "# To install the measured files as the built-in defaults of this CPU model ($(host_cpu)),"
+    echo "# picked by its \"cpu\" line (mpi/coll/params/<shm|tcp>.plogp: hosts no file names):"
+    slug=$(host_cpu | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
     for p in $PPROVS; do
         case $p in *shm*) d=shm ;; *) d=tcp ;; esac
-        [ -s "$OUT/plogp_$p.plogp" ] && echo "#   cp $OUT/plogp_$p.plogp mpi/coll/params/$d.plogp"
+        [ -s "$OUT/plogp_$p.plogp" ] && echo "#   cp $OUT/plogp_$p.plogp mpi/coll/params/$d-${slug:-cpu}.plogp"
     done
     echo "#   scripts/gen_plogp_defaults.sh && make -s all"
     finish

@@ -4,7 +4,7 @@
 #   make plogp-defaults   rebuild mpi/coll/plogp_defaults.c from mpi/coll/params/*.plogp
 #   make test-coll        run tests/suites/coll.sh (needs `make all`)
 
-mpi/coll/plogp_defaults.c: mpi/coll/params/shm.plogp mpi/coll/params/tcp.plogp scripts/gen_plogp_defaults.sh
+mpi/coll/plogp_defaults.c: $(wildcard mpi/coll/params/*.plogp) scripts/gen_plogp_defaults.sh
 	scripts/gen_plogp_defaults.sh $@
 
 .PHONY: plogp-defaults test-coll

@@ -1110,14 +1110,23 @@ int mpii_coll_init(const char *provider, int rank)
         }
         return loaded(rank);
     }
-    if (provider == NULL || strstr(provider, "shm") != NULL) {
-        if (mpii_plogp_parse(mpii_plogp_default_shm, "built-in shm", &model, err, sizeof(err)) != 0) {
-            fprintf(stderr, "mbmpi: MPI_Init: built-in shm pLogP parameters: %s\n", err);
+    {
+        /* the built-in file measured on this CPU model, else the first one */
+        const char *kind = provider == NULL || strstr(provider, "shm") != NULL ? "shm" : "tcp";
+        const mpii_plogp_builtin_t *b;
+        char cpu[128], origin[160];
+
+        mpii_plogp_host_cpu(cpu, sizeof(cpu));
+        b = mpii_plogp_builtin_for(kind, cpu);
+        if (b == NULL) {
+            fprintf(stderr, "mbmpi: MPI_Init: no built-in %s pLogP parameters\n", kind);
             return MPI_ERR_OTHER;
         }
-    } else if (mpii_plogp_parse(mpii_plogp_default_tcp, "built-in tcp", &model, err, sizeof(err)) != 0) {
-        fprintf(stderr, "mbmpi: MPI_Init: built-in tcp pLogP parameters: %s\n", err);
-        return MPI_ERR_OTHER;
+        snprintf(origin, sizeof(origin), "built-in %s (%s)", kind, b->name);
+        if (mpii_plogp_parse(b->text, origin, &model, err, sizeof(err)) != 0) {
+            fprintf(stderr, "mbmpi: MPI_Init: built-in pLogP parameters %s: %s\n", b->name, err);
+            return MPI_ERR_OTHER;
+        }
     }
     return loaded(rank);
 }

@@ -66,6 +66,17 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
         }
         if (line[strspn(line, " \t\r")] == '#')
             continue;
+        if (!strncmp(line, "cpu", 3) && (line[3] == ' ' || line[3] == '\t')) {
+            char *v = line + 3 + strspn(line + 3, " \t");
+            size_t n = strcspn(v, "\r");
+            while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+                n--;
+            if (n == 0 || n >= sizeof(p->cpu))
+                return fail(err, errlen, lineno, "expected \"cpu <model name>\" (1 to 127 characters)");
+            memcpy(p->cpu, v, n);
+            p->cpu[n] = '\0';
+            continue;
+        }
         for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t != NULL;
              t = strtok_r(NULL, " \t\r", &save)) {
             if (ntok == 8)
@@ -243,4 +254,74 @@ double mpii_plogp_hop(const mpii_plogp_t *p, double m)
 double mpii_plogp_xw(const mpii_plogp_t *p, double m)
 {
     return p->have_sync ? interp(p, p->xw, m) : -1.0;
+}
+
+void mpii_plogp_host_cpu(char *buf, size_t len)
+{
+    char line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+
+    buf[0] = '\0';
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char *v;
+        size_t n;
+        if (strncmp(line, "model name", 10) != 0 || (v = strchr(line, ':')) == NULL)
+            continue;
+        v++;
+        v += strspn(v, " \t");
+        n = strcspn(v, "\r\n");
+        while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+            n--;
+        if (n >= len)
+            n = len - 1;
+        memcpy(buf, v, n);
+        buf[n] = '\0';
+        break;
+    }
+    fclose(f);
+}
+
+/* the value of text's "cpu" line (at the start of a line), into buf */
+static void builtin_cpu(const char *text, char *buf, size_t len)
+{
+    const char *s = text;
+
+    buf[0] = '\0';
+    while (s != NULL && *s != '\0') {
+        if (!strncmp(s, "cpu", 3) && (s[3] == ' ' || s[3] == '\t')) {
+            const char *v = s + 3 + strspn(s + 3, " \t");
+            size_t n = strcspn(v, "\r\n");
+            while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+                n--;
+            if (n >= len)
+                n = len - 1;
+            memcpy(buf, v, n);
+            buf[n] = '\0';
+            return;
+        }
+        s = strchr(s, '\n');
+        if (s != NULL)
+            s++;
+    }
+}
+
+const mpii_plogp_builtin_t *mpii_plogp_builtin_for(const char *kind, const char *cpu_model)
+{
+    const mpii_plogp_builtin_t *fallback = NULL;
+
+    for (const mpii_plogp_builtin_t *b = mpii_plogp_builtins; b->kind != NULL; b++) {
+        char cpu[128];
+        if (strcmp(b->kind, kind) != 0)
+            continue;
+        builtin_cpu(b->text, cpu, sizeof(cpu));
+        if (cpu[0] == '\0') {
+            if (fallback == NULL)
+                fallback = b;
+        } else if (cpu_model != NULL && !strcmp(cpu, cpu_model)) {
+            return b;
+        }
+    }
+    return fallback;
 }

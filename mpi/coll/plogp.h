@@ -35,7 +35,10 @@
  * combining one byte in a reduction, "wake <us>" [3.3], what a hop
  * costs more per extra rank per CPU when the host runs more ranks than CPUs
  * (model.c), and "turn <us>" [1.0], the CPU time a received message costs
- * beyond o_r in that case. Lines starting with '#' are comments.
+ * beyond o_r in that case. "cpu <model name>" (the rest of the line) names
+ * the CPU the file was measured on: the library picks the built-in file
+ * whose cpu line matches the host (mpii_plogp_builtin_for). Lines starting
+ * with '#' are comments.
  * Between rows the functions are interpolated linearly, below the first row
  * the first row holds, above the last the last slope is extended.
  *
@@ -94,6 +97,7 @@ typedef struct mpii_plogp {
     double ring_g[MPII_PLOGP_MAX_ROWS];
     double ring_ow[MPII_PLOGP_MAX_ROWS];
     char origin[256]; /* file name or "built-in shm" */
+    char cpu[128];    /* "cpu" line: the CPU model it was measured on, or "" */
 } mpii_plogp_t;
 
 /* Parse the text of a parameter file. 0 on success; -1 with a message
@@ -117,8 +121,20 @@ double mpii_plogp_xw(const mpii_plogp_t *p, double m);
  * come from the ring lines (nothing changes without ring lines). */
 void mpii_plogp_apply_ring(mpii_plogp_t *p);
 
-/* The built-in parameter files (mpi/coll/plogp_defaults.c, generated). */
-extern const char mpii_plogp_default_shm[];
-extern const char mpii_plogp_default_tcp[];
+/* The built-in parameter files (mpi/coll/plogp_defaults.c, generated from
+ * mpi/coll/params/<kind>[-<cpu>].plogp), ended by {NULL, NULL, NULL}. */
+typedef struct mpii_plogp_builtin {
+    const char *kind; /* "shm" or "tcp" */
+    const char *name; /* the file's name under mpi/coll/params */
+    const char *text;
+} mpii_plogp_builtin_t;
+extern const mpii_plogp_builtin_t mpii_plogp_builtins[];
+
+/* The built-in file of `kind` measured on this host's CPU model (its
+ * "cpu" line equals /proc/cpuinfo's "model name"), else the first one of
+ * that kind without a "cpu" line; NULL if there is none. */
+const mpii_plogp_builtin_t *mpii_plogp_builtin_for(const char *kind, const char *cpu_model);
+/* This host's CPU model name ("" where /proc/cpuinfo does not tell). */
+void mpii_plogp_host_cpu(char *buf, size_t len);
 
 #endif

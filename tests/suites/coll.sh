@@ -82,6 +82,34 @@ printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nring 32768 1 1 1\n' 
 check "ring line of four numbers" fail "line 5" "$tmp/ring4.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nring 65536 1 1 1 2\nring 32768 1 1 1 2\n' >"$tmp/ringord.plogp"
 check "ring sizes unsorted" fail "increasing" "$tmp/ringord.plogp"
+for f in mpi/coll/params/*-*.plogp; do
+    check "shipped ${f##*/}" ok "" "$f"
+done
+printf '# mbmpi pLogP parameters v1\nL 1\ncpu Some CPU  9000 \n1 1 1 1\n2 1 1 1\n' >"$tmp/cpu.plogp"
+check "cpu line" ok "" "$tmp/cpu.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\ncpu \n1 1 1 1\n2 1 1 1\n' >"$tmp/cpuempty.plogp"
+check "cpu line without a name" fail "line 3" "$tmp/cpuempty.plogp"
+
+# the built-in parameters: the file whose "cpu" line is this host's CPU
+# model (/proc/cpuinfo), else shm.plogp / tcp.plogp
+cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1 | sed 's/[[:space:]]*$//')
+for k in shm tcp; do
+    want=$k.plogp
+    for f in mpi/coll/params/$k-*.plogp; do
+        [ -f "$f" ] && [ -n "$cpu" ] && [ "$(sed -n 's/^cpu[[:space:]]*//p' "$f")" = "$cpu" ] && want=${f##*/}
+    done
+    prov=$k
+    [ $k = shm ] && prov=mbshm
+    got=$(MBMPI_COLL_VERBOSE=1 timeout -k 5 60 bin/mpirun -n 2 --provider $prov --timeout 60 "$bin" 2>&1 |
+        sed -n 's/^mbmpi coll: pLogP parameters from built-in [a-z]* (\([^)]*\)).*/\1/p' | head -1)
+    if [ "$got" = "$want" ]; then
+        echo "ok - built-in $k parameters for CPU '$cpu': $got"
+        pass=$((pass + 1))
+    else
+        echo "not ok - built-in $k parameters for CPU '$cpu': '$got', want $want"
+        fail=$((fail + 1))
+    fi
+done
 
 # the issue's check: at P = 8 a Bcast of 8 B and one of 4 MiB pick different
 # algorithms, each printed with its predicted time and runner-up
