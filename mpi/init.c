@@ -536,6 +536,10 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
         *value = tl_shmem_single_copies(mpii_g.tl);
         return MPI_SUCCESS;
     }
+    if (!strcmp(name, "shm_recycled")) { /* restarts of this rank's outgoing rings at their start */
+        *value = tl_shmem_recycled(mpii_g.tl);
+        return MPI_SUCCESS;
+    }
     if (!strcmp(name, "shm_cma_writes")) { /* 1: other writes of 32 KiB+ are single copies */
         *value = (unsigned long long)tl_shmem_cma_writes(mpii_g.tl);
         return MPI_SUCCESS;

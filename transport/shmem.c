@@ -108,6 +108,7 @@
 #define SHM_PAGE 4096
 #define SHM_HDR 16  /* message header */
 #define SHM_AHEAD_MAX 2048 /* bytes of a message's lines shm_send_ahead takes */
+#define SHM_RECYCLE 16384  /* ring bytes used before shm_reserve looks whether to restart */
 #define SHM_WHDR 40 /* write fragment header: a write of up to 24 bytes is one line */
 #define SHM_RING_DEFAULT ((size_t)256 << 10)
 #define SHM_RING_MIN ((size_t)64 << 10)
@@ -259,6 +260,7 @@ typedef struct shm_peer {
     shm_ctl_t *tx_ctl;
     uint64_t tx_tail; /* our next position */
     uint64_t tx_head; /* last consumer position seen (refreshed when short of space) */
+    uint64_t tx_recheck; /* position from which shm_reserve looks again whether to recycle */
     uint64_t tx_salt;
     shm_wop_t *pending; /* a write being pushed (at most one) */
     void *pending_ctx;
@@ -319,6 +321,7 @@ typedef struct tl_shmem {
     unsigned long malformed; /* messages dropped */
     unsigned long helped;    /* pieces of senders' shared writes copied here */
     unsigned long single;    /* writes sent with process_vm_writev */
+    unsigned long recycled;  /* jumps back to a ring's start (shm_recycle) */
     unsigned long reads;     /* rendezvous sends read from their senders (shm_read) */
 } tl_shmem_t;
 
@@ -376,11 +379,49 @@ static void shm_malformed(tl_shmem_t *t, shm_rx_t *r, const char *what, int fata
  * where the message goes (a PAD is written first when needed), or
  * UINT64_MAX when the ring is too full now.
  */
+/*
+ * Past the first SHM_RECYCLE bytes of a lap, and again every SHM_RECYCLE
+ * bytes: when the consumer has read everything, the next message starts
+ * the next lap (a PAD over the rest of this one). Small messages then keep
+ * to the first lines and pages of the ring, which stay in the caches and
+ * the TLB of both sides, instead of walking the whole ring: with 8 ranks on
+ * 2 CPUs, where each rank finds its rings cold after every context switch,
+ * an Alltoall of 64 B took 95-103 us with 256 KiB rings used whole against
+ * 51-52 with 64 KiB rings (2026-12-04, AMD EPYC). Only when the message
+ * fits before the jump's end (total <= off: the PAD and the message never
+ * exceed an empty ring) and no SHARE line of this ring is still in use.
+ * Returns the new position (tail, or the next lap's start).
+ */
+static uint64_t shm_recycle(tl_shmem_t *t, shm_peer_t *p, uint64_t tail, size_t off)
+{
+    shm_hdr_t *h;
+
+    p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+    if (p->tx_head != tail) {
+        p->tx_recheck = tail + SHM_RECYCLE; /* busy: look again later */
+        return tail;
+    }
+    h = (shm_hdr_t *)(p->tx_data + off);
+    h->len = 0;
+    h->type = SHM_T_PAD;
+    h->flags = 0;
+    atomic_store_explicit(&h->stamp, shm_stamp(p->tx_salt, tail), memory_order_release);
+    tail += t->ring_size - off;
+    p->tx_recheck = tail + SHM_RECYCLE;
+    t->recycled++;
+    return tail;
+}
+
 static inline uint64_t shm_reserve(tl_shmem_t *t, shm_peer_t *p, size_t total)
 {
     uint64_t tail = p->tx_tail;
     size_t off = (size_t)(tail & t->ring_mask);
     size_t need = total, pad = 0;
+
+    if (off >= SHM_RECYCLE && tail >= p->tx_recheck && total <= off && !p->share) {
+        tail = shm_recycle(t, p, tail, off);
+        off = (size_t)(tail & t->ring_mask);
+    }
 
     if (off + total > t->ring_size) {
         pad = t->ring_size - off;
@@ -1586,6 +1627,11 @@ void tl_shmem_set_read_all(tl_t *tl, int all)
         ((tl_shmem_t *)tl)->read_all = all;
         shm_read_max((tl_shmem_t *)tl);
     }
+}
+
+unsigned long tl_shmem_recycled(tl_t *tl)
+{
+    return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->recycled : 0;
 }
 
 unsigned long tl_shmem_reads(tl_t *tl)

@@ -185,6 +185,9 @@ void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges);
 /* Reads this rank made from peers' registered buffers (tl_read); 0 for
  * another transport. */
 unsigned long tl_shmem_reads(tl_t *tl);
+/* mbshm: how often a producer restarted one of its rings at the start
+ * (the consumer had read everything; shm_reserve) */
+unsigned long tl_shmem_recycled(tl_t *tl);
 /* Reads of any size (1: more ranks than CPUs on the host, where a sender
  * that shares the copy of a big write has no CPU to do it with), or only
  * below 256 KiB (0, the default: above, a write copied by both sides is

@@ -171,6 +171,45 @@ static void test_ring_full(void **state)
     drain(2);
 }
 
+/* A producer whose consumer has read everything restarts at the ring's
+ * start once past SHM_RECYCLE bytes (shm_reserve), so small messages keep
+ * to the ring's first pages; a consumer that lags gets the whole ring. */
+static void test_recycle(void **state)
+{
+    tl_shmem_t *t = (tl_shmem_t *)eps[1].tl;
+    shm_peer_t *p = &t->peers[0];
+    unsigned long before = t->recycled;
+    unsigned base = eps[0].nrecv, i, n = 0;
+    char msg[200];
+    int rc;
+    (void)state;
+
+    /* drained after each message: the ring restarts, nothing is lost */
+    for (i = 0; i < 2000; i++) {
+        memset(msg, (int)(i & 0xff), sizeof(msg));
+        memcpy(msg, &i, sizeof(i));
+        assert_int_equal(send1(1, 0, msg, sizeof(msg)), UT_OK);
+        assert_true((p->tx_tail & t->ring_mask) < SHM_RECYCLE + SHM_LINE + sizeof(msg) + SHM_HDR);
+        drain(0);
+        assert_int_equal(eps[0].nrecv, base + i + 1);
+        assert_int_equal(eps[0].last_len, sizeof(msg));
+        assert_memory_equal(eps[0].last, &i, sizeof(i));
+        assert_int_equal((unsigned char)eps[0].last[sizeof(msg) - 1], i & 0xff);
+    }
+    /* 2000 x 256 ring bytes = 500 KiB: a restart every 16 KiB, about 31 */
+    assert_true(t->recycled - before >= 25);
+    /* not drained: no restart, the ring fills up to its end */
+    before = t->recycled;
+    base = eps[0].nrecv;
+    while ((rc = send1(1, 0, msg, sizeof(msg))) == UT_OK)
+        n++;
+    assert_int_equal(rc, UT_ERR_NO_RESOURCE);
+    assert_int_equal(t->recycled, before);
+    assert_true(n >= (64u << 10) / 256 - 65); /* all but what a restart could have kept */
+    drain(0);
+    assert_int_equal(eps[0].nrecv, base + n);
+}
+
 static void test_write_ring_and_checks(void **state)
 {
     static char dst[200000], src[200000];
@@ -543,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_write_share),  cmocka_unit_test(test_cma_choices),
         cmocka_unit_test(test_malformed),    cmocka_unit_test(test_fuzz_ring),
         cmocka_unit_test(test_stamp_unique), cmocka_unit_test(test_read),
+        cmocka_unit_test(test_recycle),
     };
     ut_log_level = -1; /* the refusals below are expected */
     return cmocka_run_group_tests(tests, setup, teardown);
