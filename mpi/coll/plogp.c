@@ -33,6 +33,31 @@ static int number(const char *tok, double *out)
     return 0;
 }
 
+/* The length of the value starting at v (after its leading blanks): up to
+ * the end of the line, trailing blanks left out. */
+static size_t value_len(const char *v)
+{
+    size_t n = strcspn(v, "\r\n");
+
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    return n;
+}
+
+/* That value into buf (len bytes, truncated, terminated); returns its length. */
+static size_t copy_value(const char *v, char *buf, size_t len)
+{
+    size_t n;
+
+    v += strspn(v, " \t");
+    n = value_len(v);
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    return n;
+}
+
 int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char *err, size_t errlen)
 {
     const char *s = text;
@@ -67,14 +92,10 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
         if (line[strspn(line, " \t\r")] == '#')
             continue;
         if (!strncmp(line, "cpu", 3) && (line[3] == ' ' || line[3] == '\t')) {
-            char *v = line + 3 + strspn(line + 3, " \t");
-            size_t n = strcspn(v, "\r");
-            while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-                n--;
+            size_t n = value_len(line + 3 + strspn(line + 3, " \t"));
             if (n == 0 || n >= sizeof(p->cpu))
                 return fail(err, errlen, lineno, "expected \"cpu <model name>\" (1 to 127 characters)");
-            memcpy(p->cpu, v, n);
-            p->cpu[n] = '\0';
+            copy_value(line + 3, p->cpu, sizeof(p->cpu));
             continue;
         }
         for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t != NULL;
@@ -266,18 +287,9 @@ void mpii_plogp_host_cpu(char *buf, size_t len)
         return;
     while (fgets(line, sizeof(line), f) != NULL) {
         char *v;
-        size_t n;
         if (strncmp(line, "model name", 10) != 0 || (v = strchr(line, ':')) == NULL)
             continue;
-        v++;
-        v += strspn(v, " \t");
-        n = strcspn(v, "\r\n");
-        while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-            n--;
-        if (n >= len)
-            n = len - 1;
-        memcpy(buf, v, n);
-        buf[n] = '\0';
+        copy_value(v + 1, buf, len);
         break;
     }
     fclose(f);
@@ -291,14 +303,7 @@ static void builtin_cpu(const char *text, char *buf, size_t len)
     buf[0] = '\0';
     while (s != NULL && *s != '\0') {
         if (!strncmp(s, "cpu", 3) && (s[3] == ' ' || s[3] == '\t')) {
-            const char *v = s + 3 + strspn(s + 3, " \t");
-            size_t n = strcspn(v, "\r\n");
-            while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-                n--;
-            if (n >= len)
-                n = len - 1;
-            memcpy(buf, v, n);
-            buf[n] = '\0';
+            copy_value(s + 3, buf, len);
             return;
         }
         s = strchr(s, '\n');
