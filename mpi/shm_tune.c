@@ -16,9 +16,10 @@
  * A copy timed inside one process could not tell the two apart (readv 4x
  * slower than memcpy on both hosts): what differs is what crossing cores
  * costs the rings. So both are timed for real: ranks 0 and 1 do
- * TUNE_REPS rounds of a ping-pong and an exchange (MPI_Sendrecv) of
+ * TUNE_REPS rounds of a ping-pong and TUNE_XCHG exchanges (MPI_Sendrecv) of
  * TUNE_BYTES with the rings and with single copies, alternating, and take
- * each one's best; rank 0 broadcasts the choice, separately for one-way
+ * each one's best (exchanges pull unless the rings win clearly,
+ * TUNE_PULL_SLACK); rank 0 broadcasts the choice, separately for one-way
  * writes and for exchanges, and every rank applies it
  * (tl_shmem_set_cma); with more ranks than CPUs on the host, one-way writes
  * stay on the rings (see tune_pair). About 2-5 ms at MPI_Init (20 at 8
@@ -34,6 +35,21 @@
 
 #define TUNE_BYTES (256 << 10)
 #define TUNE_REPS 5
+/* exchanges per round, back to back as in a collective (a lone one mostly
+ * times how far apart the two ranks start it) */
+#define TUNE_XCHG 4
+/* Exchanges are pulled unless the rings were this much faster. An
+ * exchange's pull is the receiver reading the whole message (one copy per
+ * byte, the rings make two), and streams of them gained more than the pair's
+ * timing showed: on the AMD EPYC host of 2026-12-04, the tune timed 256 KiB
+ * exchanges pulled at 23-35 us against 20-25 through the rings, while
+ * MPI_Alltoall at P = 2 (bench/coll --osu --sync window, 2 runs each) took
+ * 19.7 / 39.9 / 79.5 us at 256 KiB / 512 KiB / 1 MiB pulled against
+ * 33.5 / 67.6 / 111.6 through the rings (Open MPI: 19.4 / 38.8 / 71.0), and
+ * MPI_Allreduce at P = 8 1 MiB 1237-1477 against 1712-1723. Where the rings
+ * won (session 6: MPI_Allreduce of 256 KiB at P = 2, 87 against 231 us),
+ * they won by far more. */
+#define TUNE_PULL_SLACK 1.25
 
 /* One round between ranks 0 and 1: a ping-pong (*pp: its round trip) and
  * an exchange (*xc), seconds. */
@@ -53,11 +69,11 @@ static int tune_round(mpii_comm_t *w, char *a, char *b, double *pp, double *xc)
             rc = mpii_send_ctx(a, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1);
     }
     t1 = MPI_Wtime();
-    if (rc == MPI_SUCCESS)
+    for (int i = 0; i < TUNE_XCHG && rc == MPI_SUCCESS; i++)
         rc = mpii_sendrecv_ctx(a, TUNE_BYTES, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, b, TUNE_BYTES, MPI_BYTE,
                                peer, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
     *pp = t1 - t0;
-    *xc = MPI_Wtime() - t1;
+    *xc = (MPI_Wtime() - t1) / TUNE_XCHG;
     return rc;
 }
 
@@ -105,7 +121,7 @@ static int tune_pair(mpii_comm_t *w, int dec[2])
          * 175, 472, 2146 -> 103, 364, 1910 us; Gather 150, 455, 2300 ->
          * 99, 425, 1734; at P = 4 within the noise). */
         dec[0] = best[1][0] < best[0][0] ? (mpii_host_ranks() <= mpii_host_cpus() ? 1 : 2) : 0;
-        dec[1] = best[1][1] < best[0][1];
+        dec[1] = best[1][1] < TUNE_PULL_SLACK * best[0][1];
         ut_debug("mbshm: %d KiB ping-pong rings %.1f us, single copy %.1f us; exchange rings %.1f us, pulled "
                  "%.1f us: %s writes, exchanges %s",
                  TUNE_BYTES >> 10, 1e6 * best[0][0], 1e6 * best[1][0], 1e6 * best[0][1], 1e6 * best[1][1],

@@ -1357,6 +1357,14 @@ static void self_send(proto_t *p, proto_req_t *r)
     ut_list_push_back(&p->unexp, &u->link);
 }
 
+/* The largest send the receiver may read: an exchange's may be larger
+ * (tl_caps_t.read_max_xchg). */
+static size_t read_max(const tl_caps_t *caps, const proto_req_t *r)
+{
+    return r->tl_hint == TL_SHM_EXCHANGE && caps->read_max_xchg > caps->read_max ? caps->read_max_xchg
+                                                                                 : caps->read_max;
+}
+
 int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int peer, int src, uint32_t ctx,
                 int tag, int sync)
 {
@@ -1439,8 +1447,9 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
         rts.sreq = r->sreq_id;
         /* where the transport reads, the receiver copies the payload
          * itself as soon as it matches: no CTS round trip before the data */
-        if (len && p->prm.rts_read && len >= mbcf_caps(p->m)->read_min && len <= mbcf_caps(p->m)->read_max &&
-            mbcf_can_read(p->m) && mbcf_expose_read(p->m, (void *)buf, len, &r->region) == UT_OK) {
+        if (len && p->prm.rts_read && len >= mbcf_caps(p->m)->read_min &&
+            len <= read_max(mbcf_caps(p->m), r) && mbcf_can_read(p->m) &&
+            mbcf_expose_read(p->m, (void *)buf, len, &r->region) == UT_OK) {
             rts.flags = RTS_READ;
             rts.rkey = r->region.desc;
         }

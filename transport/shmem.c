@@ -1129,6 +1129,9 @@ static int shm_reg(tl_shmem_t *t, void *buf, size_t len, uint64_t acc, tl_mr_t *
 static void shm_read_max(tl_shmem_t *t)
 {
     t->super.caps.read_max = !t->want_read ? 0 : t->read_all || !t->want_split ? SIZE_MAX : SHM_SPLIT_MIN - 1;
+    /* an exchange's CPUs are both busy, so a SHARE's second copier is
+     * seldom free: where exchanges pull, the receiver reads them whole */
+    t->super.caps.read_max_xchg = t->want_read && t->xchg_pull ? SIZE_MAX : 0;
 }
 
 static int shm_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_t *rkey_p)

@@ -50,6 +50,8 @@ typedef struct tl_caps {
     size_t read_min;         /* sends from read_min to read_max bytes are worth reading (tl_read)
                               * rather than writing after a CTS */
     size_t read_max;         /* (0: no reads; may change, see tl_shmem_set_cma) */
+    size_t read_max_xchg;    /* the same for a send hinted TL_SHM_EXCHANGE, where larger
+                              * (0: as read_max) */
 } tl_caps_t;
 
 /* Callbacks into the layer above (mbcf/). */
@@ -142,8 +144,11 @@ unsigned long tl_shmem_rejected_writes(tl_t *tl);
  *   TL_SHM_EXCHANGE  the sender also receives at once (MPI_Sendrecv): writes
  *                    of 64 KiB or more are read by their target with one
  *                    copy when exchanges pull (MBMPI_SHM_CMA=exchange, or
- *                    auto where MPI_Init timed it faster), as the rings'
- *                    second copy only adds work to two busy CPUs;
+ *                    auto unless MPI_Init timed the rings clearly faster),
+ *                    as the rings' second copy only adds work to two busy
+ *                    CPUs, and so are rendezvous sends of any size from
+ *                    32 KiB (caps.read_max_xchg: a SHARE's second copier
+ *                    is seldom free);
  *   TL_SHM_FLAT      a block of a flat Scatter or Gather (the root and each
  *                    other rank, one block each way): writes of 32 KiB or
  *                    more are single copies (from 256 KiB copied by both

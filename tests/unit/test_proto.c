@@ -618,6 +618,50 @@ static void test_rts_read(void **state)
     traffic_ok();
 }
 
+/* A send hinted as half of an exchange may be read up to caps.read_max_xchg,
+ * others up to caps.read_max (mbshm: exchanges pulled whole, one-way sends
+ * of 256 KiB+ shared between both sides). */
+static void test_rts_read_exchange(void **state)
+{
+    static const struct {
+        int hint;
+        size_t xchg_max;
+        int read;
+    } cases[] = {
+        {TL_HINT_NONE, SIZE_MAX, 0},    /* not an exchange: read_max holds */
+        {TL_SHM_EXCHANGE, SIZE_MAX, 1}, /* an exchange: read whole */
+        {TL_SHM_EXCHANGE, 0, 0},        /* 0: as read_max */
+        {TL_SHM_EXCHANGE, 6000, 0},     /* larger than either */
+    };
+    tl_caps_t saved = W.tl[A]->caps;
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned seed = 2350 + (unsigned)i;
+        unsigned char *b = rbuf(10000);
+        void *d = payload(10000, seed);
+        proto_req_t s, r;
+        proto_stats_t pb = *PS(B);
+
+        W.tl[A]->caps.read_max = 5000;
+        W.tl[A]->caps.read_max_xchg = cases[i].xchg_max;
+        memset(&s, 0, sizeof(s));
+        s.tl_hint = cases[i].hint;
+        assert_int_equal(proto_isend(W.p[A], &s, d, 10000, B, A, CTX, 16, 0), UT_OK);
+        progress_all();
+        irecv(B, &r, b, 10000, A, 16);
+        progress_all();
+        assert_true(s.done);
+        check_recv(&r, b, 10000, A, 16, 10000, seed);
+        assert_int_equal(PS(B)->rts_reads, pb.rts_reads + (unsigned)cases[i].read);
+        free(b);
+        free(d);
+    }
+    W.tl[A]->caps = saved;
+    traffic_ok();
+}
+
 /* A read the transport cannot make (another kind of peer) or refuses falls
  * back to CTS and a write; the payload stays read-only while it waits, and
  * a cancelled send's payload is no longer readable. */
@@ -2623,6 +2667,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_send_first, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_rts_read, setup_read, teardown),
         cmocka_unit_test_setup_teardown(test_rts_read_fallback, setup_read, teardown),
+        cmocka_unit_test_setup_teardown(test_rts_read_exchange, setup_read, teardown),
         cmocka_unit_test_setup_teardown(test_conflict, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_order_small, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_order_many, setup2, teardown),
