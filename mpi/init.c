@@ -393,6 +393,7 @@ static int mpi_init_common(void)
     tl_shmem_set_read_all(mpii_g.tl, mpii_host_ranks() > mpii_host_cpus());
     if (mpii_shm_tune() != MPI_SUCCESS)
         init_fail("timing mbshm's copies", UT_ERR_IO);
+    mpii_coll_set_fanout_reads(tl_shmem_fanout_reads(mpii_g.tl));
     return MPI_SUCCESS;
 }
 
@@ -538,6 +539,10 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
     }
     if (!strcmp(name, "shm_recycled")) { /* restarts of this rank's outgoing rings at their start */
         *value = tl_shmem_recycled(mpii_g.tl);
+        return MPI_SUCCESS;
+    }
+    if (!strcmp(name, "shm_ring_writes")) { /* writes this rank pushed through a ring */
+        *value = tl_shmem_ring_writes(mpii_g.tl);
         return MPI_SUCCESS;
     }
     if (!strcmp(name, "shm_cma_writes")) { /* 1: other writes of 32 KiB+ are single copies */

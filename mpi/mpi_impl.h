@@ -189,6 +189,10 @@ int mpii_send_coll_operand(const void *buf, int count, MPI_Datatype dt, int dest
 int mpii_isend_coll_flat(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
                          MPI_Request *req);
 int mpii_send_coll_flat(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm);
+/* A Bcast's message: over mbshm with more ranks than CPUs, one of 256 KiB
+ * or more is copied by its receiver alone. */
+int mpii_isend_coll_fanout(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
+                           MPI_Request *req);
 /* Complete requests made by mpii_i*_ctx without invoking error handlers. */
 int mpii_waitall(int n, MPI_Request *reqs);
 

@@ -157,13 +157,22 @@ unsigned long tl_shmem_rejected_writes(tl_t *tl);
  *                    writes keep to the rings (a Bcast's inner ranks
  *                    forward while their children copy out; here the root
  *                    copies every block either way, and the rings only add
- *                    each receiver's copy). */
+ *                    each receiver's copy);
+ *   TL_SHM_FANOUT    a Bcast's message (a sender that sends the same data on
+ *                    to several ranks): with more ranks than CPUs
+ *                    (tl_shmem_set_read_all), writes of 256 KiB or more
+ *                    are copied by their target alone (process_vm_readv),
+ *                    so the receivers' copies spread over the CPUs while
+ *                    the sender's CPU serves the others. */
+/* TL_SHM_FANOUT writes from here on are read by their targets */
+#define TL_SHM_FANOUT_MIN ((size_t)256 << 10)
 typedef enum tl_shm_hint {
     TL_HINT_NONE,
     TL_SHM_REWRITE,
     TL_SHM_OPERAND,
     TL_SHM_EXCHANGE,
     TL_SHM_FLAT,
+    TL_SHM_FANOUT,
     TL_SHM_NHINTS
 } tl_shm_hint_t;
 /* 1 when exchanges are read by their targets (see above), else 0. */
@@ -193,6 +202,13 @@ unsigned long tl_shmem_reads(tl_t *tl);
 /* mbshm: how often a producer restarted one of its rings at the start
  * (the consumer had read everything; shm_reserve) */
 unsigned long tl_shmem_recycled(tl_t *tl);
+/* mbshm: writes this rank pushed through a ring (its copy in, the target's
+ * copy out), whatever their size */
+unsigned long tl_shmem_ring_writes(tl_t *tl);
+/* 1 when TL_SHM_FANOUT writes of TL_SHM_FANOUT_MIN or more are copied by
+ * their targets (more ranks than CPUs, and reads in use); 0 otherwise or
+ * for another transport */
+int tl_shmem_fanout_reads(tl_t *tl);
 /* Reads of any size (1: more ranks than CPUs on the host, where a sender
  * that shares the copy of a big write has no CPU to do it with), or only
  * below 256 KiB (0, the default: above, a write copied by both sides is

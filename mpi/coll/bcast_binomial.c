@@ -67,7 +67,7 @@ int mpii_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, mpii_co
     for (; mask > 0; mask >>= 1) {
         if (vrank + mask < p) {
             int child = (vrank + mask + root) % p;
-            rc = mpii_isend_ctx(buf, count, dt, child, MPII_COLL_TAG_BCAST, comm, 1, &reqs[nreq]);
+            rc = mpii_isend_coll_fanout(buf, count, dt, child, MPII_COLL_TAG_BCAST, comm, &reqs[nreq]);
             if (rc != MPI_SUCCESS)
                 break;
             nreq++;

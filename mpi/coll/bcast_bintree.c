@@ -65,7 +65,7 @@ int mpii_bcast_bintree(void *buf, int count, MPI_Datatype dt, int root, int seg,
         if (v != 0)
             rc = mpii_recv_ctx(at, n, dt, parent, MPII_COLL_TAG_BCAST, comm, 1, MPI_STATUS_IGNORE);
         for (int c = 0; c < nchild && rc == MPI_SUCCESS; c++) {
-            rc = mpii_isend_ctx(at, n, dt, child[c], MPII_COLL_TAG_BCAST, comm, 1, &reqs[nreq]);
+            rc = mpii_isend_coll_fanout(at, n, dt, child[c], MPII_COLL_TAG_BCAST, comm, &reqs[nreq]);
             if (rc == MPI_SUCCESS)
                 nreq++;
         }

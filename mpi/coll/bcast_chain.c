@@ -58,7 +58,7 @@ int mpii_bcast_chain(void *buf, int count, MPI_Datatype dt, int root, int seg, m
         if (v != 0)
             rc = mpii_recv_ctx(at, n, dt, prev, MPII_COLL_TAG_BCAST, comm, 1, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS && v != p - 1) {
-            rc = mpii_isend_ctx(at, n, dt, next, MPII_COLL_TAG_BCAST, comm, 1, &reqs[nreq]);
+            rc = mpii_isend_coll_fanout(at, n, dt, next, MPII_COLL_TAG_BCAST, comm, &reqs[nreq]);
             if (rc == MPI_SUCCESS)
                 nreq++;
         }

@@ -34,7 +34,7 @@ int mpii_bcast_flat(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t
     if (reqs == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
-        rc = mpii_isend_ctx(buf, count, dt, (root + i) % p, MPII_COLL_TAG_BCAST, comm, 1, &reqs[nreq]);
+        rc = mpii_isend_coll_fanout(buf, count, dt, (root + i) % p, MPII_COLL_TAG_BCAST, comm, &reqs[nreq]);
         if (rc == MPI_SUCCESS)
             nreq++;
     }

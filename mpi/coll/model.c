@@ -12,6 +12,7 @@
  */
 #include "model.h"
 #include "coll_more.h"
+#include "transport/transport.h"
 
 #include <limits.h>
 #include <math.h>
@@ -55,6 +56,20 @@ static mpii_plogp_t over_data;
 static int oversubscribed;
 /* the transport is mbshm, whose rings the file's "ring" lines describe */
 static int on_mbshm;
+/*
+ * Oversubscribed over mbshm, a Bcast's messages of TL_SHM_FANOUT_MIN bytes
+ * or more are copied by their receivers alone (TL_SHM_FANOUT,
+ * mpii_coll_set_fanout_reads): the sender only posts them, so a flat tree's
+ * root is not the bottleneck it is through the rings. over_fanout prices
+ * the Bcast algorithms (A_FANOUT) that way: o_s of posting, o_r of the
+ * whole copy (the two ring copies' o_s + o_r together; the CPU-work bound
+ * is unchanged). bench/coll at P = 8 on 2 CPUs (2026-12-04, synchronised):
+ * Bcast of 512 KiB flat 298 us, binomial 401, bintree 423 (ring pricing
+ * had chosen bintree, predicted 226 against flat's 228); window mode
+ * (--osu --sync window): 1 MiB flat 371, binomial 574, bintree 684.
+ */
+static int fanout_reads;
+static mpii_plogp_t over_fanout, over_fanout_data;
 
 static void set_over_model(void)
 {
@@ -74,6 +89,10 @@ static void set_over_model(void)
     }
     over_data = over_model;
     over_data.msg_extra = 0.0;
+    over_fanout = over_model;
+    over_fanout.pull_min = fanout_reads && oversubscribed && on_mbshm ? (double)TL_SHM_FANOUT_MIN : 0.0;
+    over_fanout_data = over_fanout;
+    over_fanout_data.msg_extra = 0.0;
 }
 /* bumped by every force: cached choices made before are stale */
 static unsigned generation = 1;
@@ -534,6 +553,7 @@ static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
 #define A_CNT_P2 8u /* count >= P' (largest power of two <= P) */
 #define A_SEG 16u   /* segmented: search s = m / 2^i */
 #define A_BULK 32u  /* sends P blocks in one message: P * m must fit an int */
+#define A_FANOUT 64u /* a Bcast's sends (TL_SHM_FANOUT): priced by over_fanout */
 
 /* ------------------------------------------------------------------ */
 /* CPU work: the sum over all ranks of o_s + o_r of every message (plus  */
@@ -691,11 +711,12 @@ static const algo_info_t barrier_info[MPII_BARRIER_ALGO_COUNT] = {
     [MPII_BARRIER_DISSEMINATION] = {"dissemination", 0, c_barrier_dissemination, w_barrier},
 };
 static const algo_info_t bcast_info[MPII_BCAST_ALGO_COUNT] = {
-    [MPII_BCAST_BINOMIAL] = {"binomial", 0, c_bcast_binomial, w_bcast_tree},
-    [MPII_BCAST_FLAT] = {"flat", 0, c_bcast_flat, w_bcast_tree},
-    [MPII_BCAST_CHAIN] = {"chain", A_SEG, c_bcast_chain, w_bcast_tree},
-    [MPII_BCAST_BINTREE] = {"bintree", A_SEG, c_bcast_bintree, w_bcast_tree},
-    [MPII_BCAST_SCATTER_ALLGATHER] = {"scatter_allgather", A_CNT_P, c_bcast_scatter_allgather, w_bcast_scatter_allgather},
+    [MPII_BCAST_BINOMIAL] = {"binomial", A_FANOUT, c_bcast_binomial, w_bcast_tree},
+    [MPII_BCAST_FLAT] = {"flat", A_FANOUT, c_bcast_flat, w_bcast_tree},
+    [MPII_BCAST_CHAIN] = {"chain", A_SEG | A_FANOUT, c_bcast_chain, w_bcast_tree},
+    [MPII_BCAST_BINTREE] = {"bintree", A_SEG | A_FANOUT, c_bcast_bintree, w_bcast_tree},
+    [MPII_BCAST_SCATTER_ALLGATHER] = {"scatter_allgather", A_CNT_P, c_bcast_scatter_allgather,
+                                      w_bcast_scatter_allgather},
 };
 static const algo_info_t reduce_info[MPII_REDUCE_ALGO_COUNT] = {
     [MPII_REDUCE_BINOMIAL] = {"binomial", A_COMM, c_reduce_binomial, w_reduce_tree},
@@ -813,10 +834,17 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
     double t = a->cost(pm, P, m, s);
     if (oversubscribed && a->work) {
         double w = a->work(pm, P, m, s) / host_cpus;
-        double wd = a->work(&over_data, P, m, s) / host_cpus; /* pm is over_model here */
+        /* pm is over_model or over_fanout here: the same without the turns */
+        double wd = a->work(pm == &over_fanout ? &over_fanout_data : &over_data, P, m, s) / host_cpus;
         t = (w > t ? w : t) + OVERLAP_MISS * (wd < t ? wd : t);
     }
     return oversubscribed ? t + pm->wake * (1.0 - (double)host_cpus / host_ranks) : t;
+}
+
+/* the parameters algorithm a is priced with */
+static const mpii_plogp_t *model_for(const algo_info_t *a)
+{
+    return !oversubscribed ? &model : a->flags & A_FANOUT ? &over_fanout : &over_model;
 }
 
 /* Cost of one algorithm; for segmented ones the best s = m / 2^i (s >= 1)
@@ -824,8 +852,7 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
 static double eval(const algo_info_t *a, int P, double m, double *seg)
 {
     double best, s;
-
-    const mpii_plogp_t *pm = oversubscribed ? &over_model : &model;
+    const mpii_plogp_t *pm = model_for(a);
 
     *seg = m;
     if (P <= 1)
@@ -858,8 +885,6 @@ typedef struct choice {
 static void choose(mpii_coll_op_t op, int P, double m, long count, int commutative, choice_t *ch)
 {
     const op_info_t *o = &ops[op];
-
-    const mpii_plogp_t *pm = oversubscribed ? &over_model : &model;
     double crit = INFINITY;
 
     ch->algo = ch->second = -1;
@@ -876,7 +901,7 @@ static void choose(mpii_coll_op_t op, int P, double m, long count, int commutati
          * whose ranks wait least for one particular partner (measured at
          * P = 3..8 on 2 CPUs, Alltoall of 1 MiB blocks: rotated 10-20 %
          * faster than pairwise, both at the bound). */
-        c = o->algos[i].cost(pm, P, m, seg);
+        c = o->algos[i].cost(model_for(&o->algos[i]), P, m, seg);
         if (t < ch->t * (1.0 - 1e-3) || (t <= ch->t * (1.0 + 1e-3) && c < crit)) {
             crit = c;
             ch->second = ch->algo;
@@ -1047,6 +1072,15 @@ double mpii_coll_predict(mpii_coll_op_t op, int algo, int P, double m, int *chos
     if (!applies(&ops[op].algos[algo], P, m, count, 1))
         return -1.0;
     return eval(&ops[op].algos[algo], P, m, &seg);
+}
+
+void mpii_coll_set_fanout_reads(int on)
+{
+    if (fanout_reads == (on != 0))
+        return;
+    fanout_reads = on != 0;
+    set_over_model();
+    generation++; /* cached choices were priced the other way */
 }
 
 /* ------------------------------------------------------------------ */

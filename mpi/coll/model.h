@@ -51,6 +51,9 @@ extern long mpii_coll_cfg_verbose;
  * MPI_ERR_OTHER after printing why on stderr (MPI_Init must then fail).
  * With MBMPI_COLL_VERBOSE, world rank 0 says which parameters it uses. */
 int mpii_coll_init(const char *provider, int rank);
+/* 1: oversubscribed over mbshm, a Bcast's big messages are read by their
+ * receivers (tl_shmem_fanout_reads), and the model prices them so. */
+void mpii_coll_set_fanout_reads(int on);
 
 /* The algorithm to run for op on comm with `bytes` per rank as MPIX_Coll_
  * predict defines m, `count` elements (for the conditions "count >= P") and

@@ -242,14 +242,30 @@ static int on_ring(const mpii_plogp_t *p, double m)
     return p->use_ring && m >= p->ring_m[0];
 }
 
-double mpii_plogp_os(const mpii_plogp_t *p, double m)
+static double os_copy(const mpii_plogp_t *p, double m)
 {
     return on_ring(p, m) ? interp_n(p->ring_m, p->nring, p->ring_os, m) : interp(p, p->os, m);
 }
 
-double mpii_plogp_or(const mpii_plogp_t *p, double m)
+static double or_copy(const mpii_plogp_t *p, double m)
 {
     return on_ring(p, m) ? interp_n(p->ring_m, p->nring, p->ring_or, m) : interp(p, p->or_, m);
+}
+
+/* m is copied by its receiver alone (pull_min) */
+static int pulled(const mpii_plogp_t *p, double m)
+{
+    return p->pull_min > 0.0 && m >= p->pull_min;
+}
+
+double mpii_plogp_os(const mpii_plogp_t *p, double m)
+{
+    return pulled(p, m) ? p->os[0] : os_copy(p, m);
+}
+
+double mpii_plogp_or(const mpii_plogp_t *p, double m)
+{
+    return pulled(p, m) ? os_copy(p, m) + or_copy(p, m) : or_copy(p, m);
 }
 
 double mpii_plogp_g(const mpii_plogp_t *p, double m)

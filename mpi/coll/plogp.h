@@ -89,6 +89,11 @@ typedef struct mpii_plogp {
     double xw[MPII_PLOGP_MAX_ROWS];
     int have_rtt;
     int have_sync;
+    /* messages of pull_min bytes or more are copied by their receivers
+     * alone (set by model.c, 0 from the parser: none): the sender's o_s is
+     * that of posting one (1 B), the receiver's o_r the whole copy, priced
+     * as o_s + o_r of the two copies it replaces */
+    double pull_min;
     int nring;    /* "ring" lines */
     int use_ring; /* price one-way messages by them (mpii_plogp_apply_ring) */
     double ring_m[MPII_PLOGP_MAX_ROWS];

@@ -180,12 +180,14 @@ report $? "plogp file: Alltoall direct and rotated at P = 2 cost one exchange XW
 # 1 MiB costs 6 g + OW (+ waits) at P = 8 on 2 CPUs, 6 x 10 + 700 with the
 # ring lines against 6 x 1 + 70 without, plus a third of the CPU work's data
 # part, 7 (o_s + o_r) / 2 CPUs: 70 / 3 against 7 / 3 (684 + 21 more in
-# all); at P = 2 (a CPU each) it stays OW
+# all); at P = 2 (a CPU each) it stays OW. Without single copies
+# (MBMPI_SHM_CMA=0): with them, a Bcast's big messages are read by their
+# receivers and priced so (checked below).
 if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1 3 70 90\n4194304 1 1 1 3 70 90\n' >"$tmp/noring.plogp"
     { cat "$tmp/noring.plogp"; printf 'ring 32768 10 10 10 700\nring 4194304 10 10 10 700\n'; } >"$tmp/withring.plogp"
-    flat1m() { # P file [provider]: the predicted flat Bcast of 1 MiB
-        MBMPI_PLOGP_FILE="$2" timeout -k 5 60 bin/mpirun -n "$1" --provider "${3:-mbshm}" --timeout 60 build/bench/coll -c bcast \
+    flat1m() { # P file [provider]: the predicted flat Bcast of 1 MiB (MBMPI_SHM_CMA=${CMA:-0})
+        MBMPI_SHM_CMA=${CMA:-0} MBMPI_PLOGP_FILE="$2" timeout -k 5 60 bin/mpirun -n "$1" --provider "${3:-mbshm}" --timeout 60 build/bench/coll -c bcast \
             -m 1M:1M -a flat --predict-only 2>&1 | awk '$1 == 1048576 && $2 == "flat" { print $4 }'
     }
     r8=$(flat1m 8 "$tmp/withring.plogp") n8=$(flat1m 8 "$tmp/noring.plogp")
@@ -206,6 +208,14 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     ov=$(flat1m 8 "$tmp/noring_w0.plogp")
     awk -v t="$ov" 'BEGIN { exit !(t != "" && t > 78.32 && t < 78.34) }'
     report $? "oversubscribed: a third of the smaller of path and data work added (flat Bcast 1 MiB at P = 8 predicted '$ov' us, want 78.33)"
+    # with reads (MBMPI_SHM_CMA=exchange) a Bcast's messages of 256 KiB+
+    # are copied by their receivers: the root's o_s is that of posting one
+    # (1 B: 1 us), the receiver's o_r both ring copies (10 + 10). The
+    # path's 6 x spread drops from 6 x 10 to 6 x 1 and the data work grows
+    # from 7 x 20 / 2 to 7 x 21 / 2: 54 - 3.5 / 3 = 52.83 us less
+    rd=$(CMA=exchange flat1m 8 "$tmp/withring.plogp")
+    awk -v r="$r8" -v d="$rd" 'BEGIN { exit !(r != "" && d != "" && r - d > 52.82 && r - d < 52.84) }'
+    report $? "oversubscribed reads: flat Bcast of 1 MiB at P = 8 predicted '$rd' us, '$r8' through the rings (want 52.83 less)"
 fi
 
 # more ranks than CPUs: no segmented pipeline is chosen (each segment would

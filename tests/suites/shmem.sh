@@ -81,6 +81,13 @@ run manifest --providers mbshm
         echo "flat_single $n ok MBMPI_SHM_CMA=flat MBMPI_SCATTER_ALGO=flat MBMPI_GATHER_ALGO=flat"
     done
     echo "flat_single 3 ok FLAT_EXPECT=0 MBMPI_SHM_CMA=0 MBMPI_SCATTER_ALGO=flat MBMPI_GATHER_ALGO=flat"
+    # with more ranks than CPUs a Bcast's messages of 256 KiB+ are read by
+    # their receivers, not pushed through the rings (through them without
+    # single copies)
+    for n in 2 3 5; do
+        echo "bcast_fanout $n ok MBMPI_SHM_CMA=exchange"
+    done
+    echo "bcast_fanout 3 ok FANOUT_EXPECT=ring MBMPI_SHM_CMA=0"
     # a rendezvous send is read by its receiver wherever single copies are
     # in use, else written after a CTS (MBMPI_RTS_READ=0 or MBMPI_SHM_CMA=0)
     echo "rts_read 2 ok READ_EXPECT=1 MBMPI_SHM_CMA=1"
