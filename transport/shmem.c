@@ -273,6 +273,7 @@ typedef struct shm_peer {
     uint64_t share_pos;    /* its ring position */
     uint32_t share_target; /* chunks the target claimed */
     int share_status;      /* of our own chunks */
+    int share_pull;        /* the target was to copy every chunk (we copy none) */
     size_t seg_map_len;
     void *ring_map; /* its ring for us, read-write */
     size_t ring_map_len;
@@ -755,6 +756,7 @@ static int shm_write_share(tl_shmem_t *t, int peer, const char *src, size_t len,
     p->share_pos = pos;
     p->share_target = n - mine;
     p->share_status = rc;
+    p->share_pull = pull;
     t->nshare++;
     return UT_INPROGRESS;
 }
@@ -782,9 +784,10 @@ static int shm_drive_shares(tl_shmem_t *t)
         if (st == UT_OK && head <= p->share_pos &&
             atomic_load_explicit(&p->share->tfail, memory_order_relaxed))
             st = UT_ERR_IO;
-        /* Pull mode: the target passed the SHARE without copying all of it
-         * (it refused the key): the data never arrived. */
-        if (st == UT_OK && t->want_pull && head > p->share_pos &&
+        /* Pulled (MBMPI_SHM_CMA=pull, or a hint's): the target passed the
+         * SHARE without copying all of it (it refused the key): the data
+         * never arrived. */
+        if (st == UT_OK && p->share_pull && head > p->share_pos &&
             atomic_load_explicit(&p->share->tdone, memory_order_acquire) != p->share_target)
             st = UT_ERR_PERM;
         ctx = p->share_ctx;

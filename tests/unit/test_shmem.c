@@ -418,6 +418,58 @@ static void test_write_share(void **state)
     assert_int_equal(tl_write(eps[0].tl, 2, share_src, sizeof(share_src), &rk, 0, 1, 4244, ctx), UT_ERR_PERM);
 }
 
+/* A Bcast's write with more ranks than CPUs (TL_SHM_FANOUT, read_all) is
+ * copied by its target alone: nothing goes through the ring, and the writer
+ * completes once the target copied. A target that refuses it (its buffer
+ * deregistered after the writer's check) leaves the data uncopied: the
+ * writer reports the write failed, not done. */
+static void test_fanout_pull(void **state)
+{
+    tl_shmem_t *t = (tl_shmem_t *)eps[0].tl;
+    tl_mr_t *mr;
+    tl_rkey_t rk;
+    char ctx[TL_OP_CTX_SIZE];
+    size_t n = TL_SHM_FANOUT_MIN + 12345;
+    unsigned long rings = t->ring_writes, rej = tl_shmem_rejected_writes(eps[2].tl);
+    unsigned done0 = eps[0].ntx_done, nn = eps[2].nnotify;
+    int rc;
+    (void)state;
+
+    assert_true(t->peers[2].cma);
+    for (size_t i = 0; i < n; i++)
+        share_src[i] = (char)(i * 7 + 3);
+    memset(share_dst, 0, sizeof(share_dst));
+    tl_shmem_set_read_all(eps[0].tl, 1);
+    assert_int_equal(tl_shmem_fanout_reads(eps[0].tl), 1);
+    assert_int_equal(tl_mem_reg(eps[2].tl, share_dst, sizeof(share_dst), &mr, &rk), UT_OK);
+    tl_hint(eps[0].tl, TL_SHM_FANOUT);
+    rc = tl_write(eps[0].tl, 2, share_src, n, &rk, 0, 1, 77, ctx);
+    tl_hint(eps[0].tl, TL_HINT_NONE);
+    assert_int_equal(rc, UT_INPROGRESS); /* the target has not copied yet */
+    while (eps[2].nnotify == nn)
+        tl_progress(eps[2].tl);
+    while (eps[0].ntx_done == done0)
+        tl_progress(eps[0].tl);
+    assert_int_equal(eps[0].last_status, UT_OK);
+    assert_memory_equal(share_dst, share_src, n);
+    assert_int_equal(t->ring_writes, rings);
+
+    /* refused at the target */
+    done0 = eps[0].ntx_done;
+    tl_hint(eps[0].tl, TL_SHM_FANOUT);
+    rc = tl_write(eps[0].tl, 2, share_src, n, &rk, 0, 1, 78, ctx);
+    tl_hint(eps[0].tl, TL_HINT_NONE);
+    assert_int_equal(rc, UT_INPROGRESS);
+    tl_mem_dereg(eps[2].tl, mr);
+    drain(2);
+    assert_int_equal(tl_shmem_rejected_writes(eps[2].tl), rej + 1);
+    while (eps[0].ntx_done == done0)
+        tl_progress(eps[0].tl);
+    assert_int_not_equal(eps[0].last_status, UT_OK);
+    tl_shmem_set_read_all(eps[0].tl, 0);
+    assert_int_equal(tl_shmem_fanout_reads(eps[0].tl), 0);
+}
+
 /* A write of n bytes from 0 to 1 (hint h) to completion; 1 if it was a
  * single copy (process_vm_writev), 0 if it went through the ring. */
 static int write_was_single(char *dst, const char *src, size_t n, const tl_rkey_t *rk, int h)
@@ -451,7 +503,7 @@ static void test_cma_choices(void **state)
 {
     static char dst[200 << 10], src[200 << 10];
     tl_shmem_t *t = (tl_shmem_t *)eps[0].tl;
-    int tune = t->tune, want = t->want_cma, flat = t->flat_cma, pull = t->xchg_pull;
+    int tune = t->tune, want = t->want_cma, flat = t->flat_cma, pull = t->xchg_pull, rd = t->want_read;
     tl_mr_t *mr;
     tl_rkey_t rk;
     (void)state;
@@ -487,6 +539,8 @@ static void test_cma_choices(void **state)
     t->want_cma = want;
     t->flat_cma = flat;
     t->xchg_pull = pull;
+    t->want_read = rd;
+    shm_read_max(t);
 }
 
 /* Forge a message in rank 0's ring at rank 1, as a broken peer would. */
@@ -582,7 +636,7 @@ int main(void)
         cmocka_unit_test(test_write_share),  cmocka_unit_test(test_cma_choices),
         cmocka_unit_test(test_malformed),    cmocka_unit_test(test_fuzz_ring),
         cmocka_unit_test(test_stamp_unique), cmocka_unit_test(test_read),
-        cmocka_unit_test(test_recycle),
+        cmocka_unit_test(test_recycle),      cmocka_unit_test(test_fanout_pull),
     };
     ut_log_level = -1; /* the refusals below are expected */
     return cmocka_run_group_tests(tests, setup, teardown);
