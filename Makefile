@@ -101,7 +101,9 @@ test: deps
 	$(MAKE) -j$(NPROC) asan-build
 	scripts/run_tests.sh
 
-test-unit: all $(UNIT_TESTS)
+# every unit test binary, the modules' (mk/*.mk) too: the suite runs all
+# of build/unit/, and a stale one would pass for its old source
+test-unit: all $(UNIT_TESTS) $(filter $(BUILD)/unit/% build/unit/%,$(TEST_BUILD))
 	scripts/run_tests.sh unit
 test-launch: all
 	scripts/run_tests.sh launch
