@@ -837,6 +837,38 @@ refuse:
             (unsigned long long)key, (unsigned long long)offset, len);
 }
 
+/* 1 when TL_SHM_FANOUT writes of TL_SHM_FANOUT_MIN or more are pulled:
+ * more ranks than CPUs, and reads in use */
+static int shm_fanout_reads(const tl_shmem_t *t)
+{
+    return t->read_all && t->want_read;
+}
+
+/* 1 when the hint of the write being issued has its target copy all of a
+ * write of len bytes (process_vm_readv), where the peer allows it */
+static int shm_hint_pulls(const tl_shmem_t *t, size_t len)
+{
+    switch (t->hint) {
+    case TL_SHM_OPERAND:
+        /* the target uses the data at once: it reads it into its cache
+         * (not with MBMPI_SHM_CMA=single, the writer copying alone) */
+        return t->want_split && len >= SHM_CMA_MIN;
+    case TL_SHM_EXCHANGE:
+        /* an exchange: the target reads it (one copy, landing in its cache) */
+        return t->xchg_pull && len >= SHM_XCHG_MIN;
+    case TL_SHM_FANOUT:
+        /* a Bcast's message with more ranks than CPUs (transport.h).
+         * bench/coll --osu --sync window, P = 8 on 2 CPUs, medians of 3
+         * alternated runs (2026-12-04): Bcast of 512 KiB / 1 MiB 510 / 928
+         * us through the rings and reads, 397 / 709 pulled; the same for
+         * every one-way write cost Reduce 15-32 % at 256 KiB-1 MiB (its
+         * root then copies every operand alone) */
+        return shm_fanout_reads(t) && len >= TL_SHM_FANOUT_MIN;
+    default:
+        return 0;
+    }
+}
+
 static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
                      int notify, uint32_t data, void *op_ctx)
 {
@@ -852,26 +884,7 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
         return UT_ERR_NO_RESOURCE;
     if (t->hint == TL_SHM_REWRITE)
         goto rings;
-    if (t->hint == TL_SHM_OPERAND && p->cma && t->want_split && len >= SHM_CMA_MIN) {
-        /* the target uses the data at once: it reads it into its cache
-         * (not with MBMPI_SHM_CMA=single, the writer copying alone) */
-        int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
-        if (rc != UT_ERR_UNSUPPORTED)
-            return rc;
-    }
-    if (p->cma && len >= SHM_XCHG_MIN && t->hint == TL_SHM_EXCHANGE && t->xchg_pull) {
-        /* an exchange: the target reads it (one copy, landing in its cache) */
-        int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
-        if (rc != UT_ERR_UNSUPPORTED)
-            return rc;
-    }
-    if (p->cma && t->hint == TL_SHM_FANOUT && t->read_all && t->want_read && len >= TL_SHM_FANOUT_MIN) {
-        /* a Bcast's message with more ranks than CPUs: its target reads it
-         * (transport.h). bench/coll --osu --sync window, P = 8 on 2 CPUs,
-         * medians of 3 alternated runs (2026-12-04): Bcast of 512 KiB /
-         * 1 MiB 510 / 928 us through the rings and reads, 397 / 709
-         * pulled; the same for every one-way write cost Reduce 15-32 %
-         * at 256 KiB-1 MiB (its root then copies every operand alone) */
+    if (p->cma && shm_hint_pulls(t, len)) {
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, 1);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
@@ -1658,7 +1671,7 @@ unsigned long tl_shmem_recycled(tl_t *tl)
 int tl_shmem_fanout_reads(tl_t *tl)
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;
-    return tl && tl->ops == &tl_shmem_ops && t->read_all && t->want_read && t->ncma > 0;
+    return tl && tl->ops == &tl_shmem_ops && shm_fanout_reads(t) && t->ncma > 0;
 }
 
 unsigned long tl_shmem_ring_writes(tl_t *tl)
