@@ -193,6 +193,11 @@ int mpii_send_coll_flat(const void *buf, int count, MPI_Datatype dt, int dest, i
  * or more is copied by its receiver alone. */
 int mpii_isend_coll_fanout(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
                            MPI_Request *req);
+/* A send of a rank that receives from others at the same time (the blocks
+ * of a direct Alltoall): over mbshm, from 64 KiB read by its receiver with
+ * one copy where exchanges pull, as MPI_Sendrecv's sends are. */
+int mpii_isend_coll_exchange(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                             mpii_comm_t *comm, MPI_Request *req);
 /* Complete requests made by mpii_i*_ctx without invoking error handlers. */
 int mpii_waitall(int n, MPI_Request *reqs);
 

@@ -1387,6 +1387,12 @@ int mpii_isend_coll_flat(const void *buf, int count, MPI_Datatype dt, int dest, 
     return isend_ctx(buf, count, dt, dest, tag, comm, 1, TL_SHM_FLAT, req);
 }
 
+int mpii_isend_coll_exchange(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                             mpii_comm_t *comm, MPI_Request *req)
+{
+    return isend_ctx(buf, count, dt, dest, tag, comm, 1, TL_SHM_EXCHANGE, req);
+}
+
 int mpii_isend_coll_fanout(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm,
                            MPI_Request *req)
 {

@@ -88,6 +88,12 @@ run manifest --providers mbshm
         echo "bcast_fanout $n ok MBMPI_SHM_CMA=exchange"
     done
     echo "bcast_fanout 3 ok FANOUT_EXPECT=ring MBMPI_SHM_CMA=0"
+    # a direct or rotated Alltoall's blocks below 512 KiB are exchanges:
+    # read by their receivers where exchanges pull
+    for n in 2 3 5; do
+        echo "alltoall_exchange $n ok MBMPI_SHM_CMA=exchange"
+    done
+    echo "alltoall_exchange 3 ok A2A_EXPECT=ring MBMPI_SHM_CMA=0"
     # a rendezvous send is read by its receiver wherever single copies are
     # in use, else written after a CTS (MBMPI_RTS_READ=0 or MBMPI_SHM_CMA=0)
     echo "rts_read 2 ok READ_EXPECT=1 MBMPI_SHM_CMA=1"
