@@ -169,13 +169,19 @@ int mpii_host_cpus(void)
 
 /*
  * MBMPI_BIND: pin each rank to one CPU, the local rank's in the set the
- * rank started with (so an outer taskset still holds). "auto" does it when
- * this host runs at least 2 and at most as many ranks as that set has CPUs,
- * as Open MPI binds to cores by default. Unbound, the scheduler now and then
- * puts both ranks of a 2-rank job on one CPU for a whole run: every message
- * then waits for a context switch (bench/coll allreduce 1 B at P = 2: 6.7 and
- * 11.4 us in 2 of 5 runs, against 1.0-1.2 in all 5 bound runs). Oversubscribed,
- * binding cannot help and is left to the scheduler.
+ * rank started with (so an outer taskset still holds), round robin when the
+ * ranks outnumber the CPUs. "auto" does it when this host runs 2 ranks or
+ * more, as Open MPI binds to cores by default. Unbound, the scheduler now
+ * and then puts both ranks of a 2-rank job on one CPU for a whole run:
+ * every message then waits for a context switch (bench/coll allreduce 1 B
+ * at P = 2: 6.7 and 11.4 us in 2 of 5 runs, against 1.0-1.2 in all 5 bound
+ * runs). With more ranks than CPUs it leaves them unevenly spread for
+ * seconds (its balancer sees every waiting rank busy: they yield, never
+ * sleep), and a CPU with one rank more sets the pace of every collective:
+ * 4 ranks on 2 CPUs (2026-12-04), Alltoall of 1-16 B 18-21 us with the
+ * ranks pinned 2 + 2 in any pairing, 35-40 pinned 3 + 1; unbound, runs
+ * took either time, switching within a run. Round robin keeps the CPUs'
+ * shares within one rank of each other.
  */
 static void bind_rank(void)
 {
@@ -186,7 +192,7 @@ static void bind_rank(void)
     read_start_cpus();
     if (!strcmp(mpii_g.bind, "none"))
         return;
-    want = !strcmp(mpii_g.bind, "core") || (ranks >= 2 && ranks <= start_ncpus);
+    want = !strcmp(mpii_g.bind, "core") || ranks >= 2;
     if (!want || !CPU_COUNT(&start_cpus) || local < 0)
         return;
     k = local % start_ncpus;

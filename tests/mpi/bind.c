@@ -1,10 +1,10 @@
 /*
  * tests/mpi/bind.c: MBMPI_BIND (mpirun --bind-to). Each rank compares its
  * CPU set after MPI_Init with mpirun's (its parent's, the set it started
- * with): bound, it holds exactly one CPU of that set, and ranks of one host
- * hold different CPUs while they are no more than the CPUs; unbound, it
- * holds the whole set. "auto" binds when the host runs 2 or more ranks and
- * no more than its CPUs.
+ * with): bound, it holds exactly one CPU of that set, ranks of one host
+ * hold different CPUs while they are no more than the CPUs, and no CPU
+ * holds more than ceil(ranks / CPUs) of them when they are more; unbound,
+ * it holds the whole set. "auto" binds when the host runs 2 or more ranks.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
         perror("sched_getaffinity");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    bound = !strcmp(mode, "core") || (!strcmp(mode, "auto") && local >= 2 && local <= CPU_COUNT(&parent));
+    bound = !strcmp(mode, "core") || (!strcmp(mode, "auto") && local >= 2);
     if (bound) {
         CHECK(CPU_COUNT(&own) == 1, "bound (%s, %d local ranks, %d CPUs) but holds %d CPUs", mode, local,
               CPU_COUNT(&parent), CPU_COUNT(&own));
@@ -62,6 +62,14 @@ int main(int argc, char **argv)
     if (bound && size <= CPU_COUNT(&parent))
         for (int r = 0; r < size; r++)
             CHECK(r == rank || cpus[r] != cpu, "rank %d is bound to my CPU %d too", r, cpu);
+    /* more ranks than CPUs: spread evenly, at most ceil(size / CPUs) each */
+    if (bound && size > CPU_COUNT(&parent)) {
+        int most = (size + CPU_COUNT(&parent) - 1) / CPU_COUNT(&parent), here = 0;
+        for (int r = 0; r < size; r++)
+            here += cpus[r] == cpu;
+        CHECK(here <= most, "%d ranks share my CPU %d (%d ranks on %d CPUs: at most %d)", here, cpu, size,
+              CPU_COUNT(&parent), most);
+    }
     free(cpus);
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)

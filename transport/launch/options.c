@@ -10,24 +10,23 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: mpirun [-n|-np N] [--provider NAME] [-x VAR[=VAL]]... [--host a,b,...]\n"
-            "              [--launch-agent 'CMD {host}'] [--store-addr ADDR] [--timeout SEC]\n"
-            "              [--bind-to core|none] [--oversubscribe] [--] prog [args...]\n"
-            "  -n, -np N            number of ranks (default: number of --host entries, else 1)\n"
-            "  --provider NAME      sets MBMPI_PROVIDER=NAME for the ranks: mbshm (one host,\n"
-            "                       the default there), shm, tcp, sockets, verbs, udp\n"
-            "  -x VAR[=VAL]         export VAR (from mpirun's environment, or set to VAL)\n"
-            "  --host a,b,...       one slot per entry, in order; more ranks than entries:\n"
-            "                       by block. 'localhost' runs locally, others through\n"
-            "                       the launch agent\n"
-            "  --launch-agent CMD   default 'ssh {host}'; run as CMD env VAR=... prog args\n"
-            "  --store-addr ADDR    address of this machine that the ranks connect to\n"
-            "                       (default 127.0.0.1, or the first non-loopback IPv4\n"
-            "                       address when some host is not local)\n"
-            "  --timeout SEC        end the job after SEC seconds, exit 124 (env MBMPI_TIMEOUT)\n"
-            "  --bind-to core|none  pin each rank to one CPU, or not (sets MBMPI_BIND; default:\n"
-            "                       core when a host runs 2 or more ranks and no more than its CPUs)\n");
+    fprintf(f, "usage: mpirun [-n|-np N] [--provider NAME] [-x VAR[=VAL]]... [--host a,b,...]\n"
+               "              [--launch-agent 'CMD {host}'] [--store-addr ADDR] [--timeout SEC]\n"
+               "              [--bind-to core|none] [--oversubscribe] [--] prog [args...]\n"
+               "  -n, -np N            number of ranks (default: number of --host entries, else 1)\n"
+               "  --provider NAME      sets MBMPI_PROVIDER=NAME for the ranks: mbshm (one host,\n"
+               "                       the default there), shm, tcp, sockets, verbs, udp\n"
+               "  -x VAR[=VAL]         export VAR (from mpirun's environment, or set to VAL)\n"
+               "  --host a,b,...       one slot per entry, in order; more ranks than entries:\n"
+               "                       by block. 'localhost' runs locally, others through\n"
+               "                       the launch agent\n"
+               "  --launch-agent CMD   default 'ssh {host}'; run as CMD env VAR=... prog args\n"
+               "  --store-addr ADDR    address of this machine that the ranks connect to\n"
+               "                       (default 127.0.0.1, or the first non-loopback IPv4\n"
+               "                       address when some host is not local)\n"
+               "  --timeout SEC        end the job after SEC seconds, exit 124 (env MBMPI_TIMEOUT)\n"
+               "  --bind-to core|none  pin each rank to one CPU, or not (sets MBMPI_BIND; default:\n"
+               "                       core, round robin, when a host runs 2 or more ranks)\n");
 }
 
 /* ------------------------------------------------------------------ */
