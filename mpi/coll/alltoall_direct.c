@@ -34,18 +34,17 @@
 #include <stdlib.h>
 
 /*
- * Every rank sends and receives at once, as in MPI_Sendrecv, so blocks
- * below A2A_EXCHANGE_MAX are sent as exchanges (mpii_isend_coll_exchange):
- * over mbshm, from 64 KiB, each receiver reads its blocks with one copy
- * instead of two through the rings. Bigger blocks keep to the rings, as
- * every rank's blocks together no longer fit the caches and the rings'
- * second copy is then almost free. Measured at P = 8 on 2 CPUs
- * (2026-12-04, bench/coll -c alltoall --osu --sync window, 3-4 runs each,
- * alternated): 64 KiB 388 -> 352 us, 128 KiB 759 -> 633, 256 KiB
- * 1349 -> 1074 (Open MPI 459, 735, 1346); 512 KiB and 1 MiB 3-10 %
- * slower as exchanges, in every run.
+ * Every rank sends and receives at once, as in MPI_Sendrecv, so the blocks
+ * are sent as exchanges (mpii_isend_coll_exchange): over mbshm, from 64
+ * KiB, each receiver reads its blocks with one copy instead of two through
+ * the rings. Measured at P = 8 on 2 CPUs (2026-12-04, bench/coll -c
+ * alltoall --osu, alternated runs, Open MPI's times in brackets):
+ *   --sync window: 64 KiB 388 -> 352 us (459), 128 KiB 759 -> 633 (735),
+ *   256 KiB 1349 -> 1074 (1346); 512 KiB and 1 MiB 3-10 % slower;
+ *   --sync barrier (OSU's way): 512 KiB 2951-4500 -> 1907-2356 (2094-3860),
+ *   1 MiB 4929-5662 -> 3679-5207 (3394-4657), 2 MiB 8252-11017 ->
+ *   8167-9927 (8285-9513).
  */
-#define A2A_EXCHANGE_MAX ((size_t)512 << 10)
 
 /* Shared with alltoall_rotated.c through this file: post everything in the
  * order `rotated` selects and wait. */
@@ -58,7 +57,6 @@ static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     int rank = comm->rank;
     MPI_Request reqs_stack[MPII_COLL_REQS_STACK], *reqs;
     int nreq = 0;
-    int exchange = (size_t)sendcount * mpii_datatype_get(sendtype)->size < A2A_EXCHANGE_MAX;
     int rc, wrc;
 
     if ((size_t)recvcount * mpii_datatype_get(recvtype)->size == 0)
@@ -82,12 +80,8 @@ static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         int dst = rotated ? (rank + i) % p : i;
         if (dst == rank)
             continue;
-        if (exchange)
-            rc = mpii_isend_coll_exchange(mpii_coll_at(sendbuf, dst * sbext), sendcount, sendtype, dst,
-                                          MPII_COLL_TAG_ALLTOALL, comm, &reqs[nreq]);
-        else
-            rc = mpii_isend_ctx(mpii_coll_at(sendbuf, dst * sbext), sendcount, sendtype, dst,
-                                MPII_COLL_TAG_ALLTOALL, comm, 1, &reqs[nreq]);
+        rc = mpii_isend_coll_exchange(mpii_coll_at(sendbuf, dst * sbext), sendcount, sendtype, dst,
+                                      MPII_COLL_TAG_ALLTOALL, comm, &reqs[nreq]);
         if (rc == MPI_SUCCESS)
             nreq++;
     }

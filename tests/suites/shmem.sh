@@ -88,7 +88,7 @@ run manifest --providers mbshm
         echo "bcast_fanout $n ok MBMPI_SHM_CMA=exchange"
     done
     echo "bcast_fanout 3 ok FANOUT_EXPECT=ring MBMPI_SHM_CMA=0"
-    # a direct or rotated Alltoall's blocks below 512 KiB are exchanges:
+    # a direct or rotated Alltoall's blocks are exchanges:
     # read by their receivers where exchanges pull
     for n in 2 3 5; do
         echo "alltoall_exchange $n ok MBMPI_SHM_CMA=exchange"
