@@ -190,6 +190,8 @@ static int bcast_scatter_allgather(void *buf, int count, MPI_Datatype dt, int ro
 /* Names live in model.c's tables (mpii_coll_algo_name), next to the costs. */
 static const barrier_fn_t barrier_algos[MPII_BARRIER_ALGO_COUNT] = {
     [MPII_BARRIER_DISSEMINATION] = mpii_barrier_dissemination,
+    [MPII_BARRIER_TREE] = mpii_barrier_tree,
+    [MPII_BARRIER_RELEASE] = mpii_barrier_release,
 };
 
 static const bcast_fn_t bcast_algos[MPII_BCAST_ALGO_COUNT] = {

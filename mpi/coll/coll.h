@@ -43,6 +43,8 @@ enum mpii_coll_tag {
 
 typedef enum mpii_barrier_algo {
     MPII_BARRIER_DISSEMINATION = 0,
+    MPII_BARRIER_TREE,    /* binomial fan-in to rank 0 and release */
+    MPII_BARRIER_RELEASE, /* binomial fan-in, flat release */
     MPII_BARRIER_ALGO_COUNT
 } mpii_barrier_algo_t;
 
@@ -73,6 +75,12 @@ typedef enum mpii_allreduce_algo {
 
 /* mpi/coll/barrier_dissemination.c */
 int mpii_barrier_dissemination(mpii_comm_t *comm);
+/* mpi/coll/barrier_tree.c, barrier_release.c. mpii_barrier_fan_in: the
+ * binomial fan-in to rank 0 of both; *parent_bit: the distance to the
+ * parent (rank 0: the next power of two above its largest child distance). */
+int mpii_barrier_fan_in(mpii_comm_t *comm, int *parent_bit);
+int mpii_barrier_tree(mpii_comm_t *comm);
+int mpii_barrier_release(mpii_comm_t *comm);
 
 /* mpi/coll/bcast_*.c. seg: segment size in elements (segmented algorithms
  * only, >= 1; the others ignore it). */

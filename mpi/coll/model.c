@@ -269,6 +269,22 @@ static double c_barrier_dissemination(const mpii_plogp_t *pp, int P, double m, d
     return t;
 }
 
+/* binomial fan-in to rank 0 and binomial release: the tree of 1 B twice */
+static double c_barrier_tree(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)m;
+    (void)s;
+    return 2.0 * binomial_tree(pp, P, 1, 0, 0.0);
+}
+
+/* the same fan-in, then rank 0 releases everyone */
+static double c_barrier_release(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)m;
+    (void)s;
+    return binomial_tree(pp, P, 1, 0, 0.0) + fan(pp, P - 1, 1);
+}
+
 /* --- bcast --- */
 static double c_bcast_binomial(const mpii_plogp_t *pp, int P, double m, double s)
 {
@@ -694,6 +710,13 @@ static double w_barrier(const mpii_plogp_t *pp, int P, double m, double s)
     return (double)P * ceil_log2(P) * MSGW(1.0);
 }
 
+static double w_barrier_tree(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)m;
+    (void)s;
+    return 2.0 * (P - 1) * MSGW(1.0);
+}
+
 typedef struct algo_info {
     const char *name;
     unsigned flags;
@@ -709,6 +732,8 @@ typedef struct op_info {
 
 static const algo_info_t barrier_info[MPII_BARRIER_ALGO_COUNT] = {
     [MPII_BARRIER_DISSEMINATION] = {"dissemination", 0, c_barrier_dissemination, w_barrier},
+    [MPII_BARRIER_TREE] = {"tree", 0, c_barrier_tree, w_barrier_tree},
+    [MPII_BARRIER_RELEASE] = {"release", 0, c_barrier_release, w_barrier_tree},
 };
 static const algo_info_t bcast_info[MPII_BCAST_ALGO_COUNT] = {
     [MPII_BCAST_BINOMIAL] = {"binomial", A_FANOUT, c_bcast_binomial, w_bcast_tree},

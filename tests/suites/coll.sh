@@ -28,7 +28,7 @@ tally() {
 tests/mpi/run.sh --src tests/coll --manifest tests/coll/manifest --providers shm --timeout 120 | tee "$tmp/shm"
 tally "$tmp/shm" "shm run"
 tests/mpi/run.sh --src tests/coll --manifest tests/coll/manifest --providers tcp --timeout 120 \
-    --filter '^(coll_(algos|isolation)|nbc|pcoll|neighbor) np=(3|4)$' | tee "$tmp/tcp"
+    --filter '^(coll_(algos|isolation)|barrier_sync|nbc|pcoll|neighbor) np=(3|4)$' | tee "$tmp/tcp"
 tally "$tmp/tcp" "tcp run"
 
 # MBMPI_PLOGP_FILE: the shipped files load; malformed ones fail MPI_Init
@@ -310,6 +310,20 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
         'BEGIN { k = 8 / c; W = 100 * (k - 1); want = W * (1.5 + 2 / 3 + 4 / 5 + 8 / 9) + 100 * (1 - 1 / k); d = a - b
                  exit !(a != "" && b != "" && d > want - 0.1 && d < want + 0.1) }'
     report $? "8 ranks on $(nproc) CPUs: recursive doubling predicted '$r100' us with wake 100, '$r0' with wake 0 (steps wait for 2, 4, 8 ranks)"
+fi
+
+# Barrier: at P = 2 dissemination (one exchange) is cheaper than a fan-in
+# and a release (two messages one after the other); oversubscribed at
+# P = 8, the release by rank 0 waits for the scheduling turns once where
+# dissemination and the binomial release wait at every level
+if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
+    bpick() { # np: the automatic barrier choice with wake 100
+        MBMPI_PLOGP_FILE="$tmp/ow_w100.plogp" timeout -k 5 60 bin/mpirun -n "$1" --timeout 60 build/bench/coll \
+            -c barrier --predict-only 2>&1 | awk '$1 == 0 && $2 ~ /^auto/ { print $2 }'
+    }
+    b2=$(bpick 2) b8=$(bpick 8)
+    [ "$b2" = "auto(dissemination)" ] && [ "$b8" = "auto(release)" ]
+    report $? "Barrier picks: P = 2 '$b2', 8 ranks on $(nproc) CPUs '$b8'"
 fi
 
 # the reductions' exchanges keep to mbshm's rings even where exchanges are
