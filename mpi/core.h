@@ -34,6 +34,9 @@ typedef struct mpii_global {
     long rts_read;           /* MBMPI_RTS_READ */
     const char *req_min_str; /* MBMPI_REQ_MIN: a size or "auto" */
     size_t req_min;
+    /* the receives of a collective's exchange steps send no REQ (more ranks
+     * than CPUs on mbshm with RTS reads: mpi/p2p.c, recv_start_xchg) */
+    int xchg_noreq;
     size_t write_chunk;
     long stats;
     long spin;

@@ -400,6 +400,7 @@ static int mpi_init_common(void)
     if (mpii_shm_tune() != MPI_SUCCESS)
         init_fail("timing mbshm's copies", UT_ERR_IO);
     mpii_coll_set_fanout_reads(tl_shmem_fanout_reads(mpii_g.tl));
+    mpii_g.xchg_noreq = mpii_g.rts_read && tl_shmem_fanout_reads(mpii_g.tl);
     return MPI_SUCCESS;
 }
 

@@ -198,6 +198,10 @@ int mpii_isend_coll_fanout(const void *buf, int count, MPI_Datatype dt, int dest
  * one copy where exchanges pull, as MPI_Sendrecv's sends are. */
 int mpii_isend_coll_exchange(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                              mpii_comm_t *comm, MPI_Request *req);
+/* The receive of such a step: with more ranks than CPUs over mbshm it sends
+ * no REQ (its message comes eagerly, or as an RTS its receiver reads). */
+int mpii_irecv_coll_exchange(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm,
+                             MPI_Request *req);
 /* Complete requests made by mpii_i*_ctx without invoking error handlers. */
 int mpii_waitall(int n, MPI_Request *reqs);
 

@@ -861,7 +861,7 @@ static void proto_req_scan(proto_t *p, int peer)
             continue;
         if (pc->blocked_gen == gen)
             continue;
-        if (!req_size_ok(p, r->len) || req_issue(p, r, peer) != UT_OK) {
+        if (!r->req_able || req_issue(p, r, peer) != UT_OK) {
             pc->blocked_gen = gen;
             continue;
         }
@@ -1479,6 +1479,7 @@ static void recv_init(proto_req_t *r, void *buf, size_t len, int peer, int src, 
     r->region.mr = NULL;
     r->req_out = 0;
     r->req_able = 0;
+    r->no_req = 0;
     r->resolved = 0;
     r->canceling = 0;
     r->wdone = 0;
@@ -1529,12 +1530,13 @@ void proto_reset_req_adapt(proto_t *p)
     }
 }
 
-int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
-                proto_comm_t *pc)
+static int irecv_start(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx,
+                       int tag, proto_comm_t *pc, int no_req)
 {
     proto_unexp_t *u;
 
     recv_init(r, buf, len, peer, src, ctx, tag, pc);
+    r->no_req = no_req;
     u = unexp_find(p, peer, src, ctx, tag);
     if (u) {
         ut_list_del(&u->link);
@@ -1543,13 +1545,25 @@ int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int
     }
     r->state = PR_POSTED;
     ut_list_push_back(&p->posted, &r->link);
-    r->req_able = src != PROTO_ANY && peer != p->prm.rank && req_size_ok(p, r->len);
+    r->req_able = !no_req && src != PROTO_ANY && peer != p->prm.rank && req_size_ok(p, r->len);
     p->nposted_req += r->req_able;
     if (src == PROTO_ANY)
         pc->any_pending++;
     else if (peer != p->prm.rank)
         proto_req_scan(p, peer);
     return UT_OK;
+}
+
+int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
+                proto_comm_t *pc)
+{
+    return irecv_start(p, r, buf, len, peer, src, ctx, tag, pc, 0);
+}
+
+int proto_irecv_noreq(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx,
+                      int tag, proto_comm_t *pc)
+{
+    return irecv_start(p, r, buf, len, peer, src, ctx, tag, pc, 1);
 }
 
 int proto_iprobe(proto_t *p, int src, uint32_t ctx, int tag, int *flag_p, int *src_p, int *tag_p,

@@ -48,6 +48,7 @@ typedef struct proto_req {
     int tl_hint;             /* send: what its data is for (tl_shm_hint_t, transport.h), given to
                               * every write of its payload; set by the caller before proto_isend */
     proto_comm_t *comm;      /* recv */
+    int no_req;              /* recv: never offered to its sender by a REQ (proto_irecv_noreq) */
     /* completion */
     int st_src;  /* sender's rank as its envelope claims */
     int st_peer; /* world rank it really came from */
@@ -107,6 +108,11 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
                 int tag, int sync);
 int proto_irecv(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
                 proto_comm_t *pc);
+/* The same for a receive whose sender sends at the same moment (a step of
+ * an exchange): it is never offered by a REQ, so its message comes through
+ * the FIFO (eager, or RTS and a read where the transport reads). */
+int proto_irecv_noreq(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx,
+                      int tag, proto_comm_t *pc);
 /* Probe the unexpected queue; *flag_p 1 with the envelope when found. */
 int proto_iprobe(proto_t *p, int src, uint32_t ctx, int tag, int *flag_p, int *src_p, int *tag_p,
                  size_t *len_p);

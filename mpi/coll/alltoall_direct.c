@@ -71,8 +71,8 @@ static int post_all(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         int src = rotated ? (rank - i + p) % p : i;
         if (src == rank)
             continue;
-        rc = mpii_irecv_ctx(mpii_coll_at(recvbuf, src * rbext), recvcount, recvtype, src,
-                            MPII_COLL_TAG_ALLTOALL, comm, 1, &reqs[nreq]);
+        rc = mpii_irecv_coll_exchange(mpii_coll_at(recvbuf, src * rbext), recvcount, recvtype, src,
+                                      MPII_COLL_TAG_ALLTOALL, comm, &reqs[nreq]);
         if (rc == MPI_SUCCESS)
             nreq++;
     }

@@ -18,7 +18,6 @@
  */
 #define _GNU_SOURCE
 #include <mpi.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +27,6 @@
 static unsigned char pat(int round, size_t i)
 {
     return (unsigned char)(round * 13 + i * 7 + (i >> 11));
-}
-
-static void pin_to_one_cpu(void)
-{
-    cpu_set_t set, one;
-
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set)) {
-            CPU_ZERO(&one);
-            CPU_SET(c, &one);
-            sched_setaffinity(0, sizeof(one), &one);
-            return;
-        }
 }
 
 int main(int argc, char **argv)

@@ -11,14 +11,36 @@
  * ring_writes_skip(test, ring): 1 (after printing SKIP at rank 0) when some
  * rank reaches no peer with single copies (ptrace rules, or not mbshm) and
  * `ring` is 0, so there is nothing to check; else 0. Collective.
+ *
+ * pin_to_one_cpu(): before MPI_Init, binds the process to the first CPU it
+ * may run on, so that any P >= 2 has more ranks than CPUs (needs
+ * _GNU_SOURCE before the first include).
  */
 #ifndef TESTS_MPI_RING_WRITES_H
 #define TESTS_MPI_RING_WRITES_H
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 
-static int ring_writes_skip(const char *test, int ring)
+#ifdef CPU_SETSIZE
+static inline void pin_to_one_cpu(void)
+{
+    cpu_set_t set, one;
+
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) {
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            sched_setaffinity(0, sizeof(one), &one);
+            return;
+        }
+}
+#endif
+
+static inline int ring_writes_skip(const char *test, int ring)
 {
     unsigned long long peers = 0;
     int rank;
@@ -33,8 +55,8 @@ static int ring_writes_skip(const char *test, int ring)
     return 1;
 }
 
-static int ring_writes_verdict(const char *test, const char *what, unsigned long long w0, int ring,
-                               int failed)
+static inline int ring_writes_verdict(const char *test, const char *what, unsigned long long w0, int ring,
+                                      int failed)
 {
     unsigned long long w1 = 0, sum = 0;
     int rank;

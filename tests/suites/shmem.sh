@@ -94,6 +94,12 @@ run manifest --providers mbshm
         echo "alltoall_exchange $n ok MBMPI_SHM_CMA=exchange"
     done
     echo "alltoall_exchange 3 ok A2A_EXPECT=ring MBMPI_SHM_CMA=0"
+    # with more ranks than CPUs, a collective's exchange receives send no
+    # REQ (their messages come eagerly or as RTS reads); user receives do
+    for n in 2 3 4; do
+        echo "xchg_noreq $n ok MBMPI_SHM_CMA=exchange"
+    done
+    echo "xchg_noreq 3 ok XCHG_EXPECT=req MBMPI_SHM_CMA=exchange MBMPI_RTS_READ=0"
     # a rendezvous send is read by its receiver wherever single copies are
     # in use, else written after a CTS (MBMPI_RTS_READ=0 or MBMPI_SHM_CMA=0)
     echo "rts_read 2 ok READ_EXPECT=1 MBMPI_SHM_CMA=1"
