@@ -1422,15 +1422,16 @@ int mpii_isend_coll_fanout(const void *buf, int count, MPI_Datatype dt, int dest
     return isend_ctx(buf, count, dt, dest, tag, comm, 1, TL_SHM_FANOUT, req);
 }
 
-int mpii_irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
-                   MPI_Request *req)
+/* xchg: the receive of an exchange step (recv_start_xchg) */
+static int irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
+                     int xchg, MPI_Request *req)
 {
     mpii_request_t *r = req_new();
     int rc;
 
     if (!r)
         return MPI_ERR_NO_MEM;
-    rc = recv_start(r, buf, count, mpii_datatype_get(dt), src, tag, comm, coll);
+    rc = (xchg ? recv_start_xchg : recv_start)(r, buf, count, mpii_datatype_get(dt), src, tag, comm, coll);
     if (rc != MPI_SUCCESS) {
         req_release(r);
         return rc;
@@ -1439,21 +1440,16 @@ int mpii_irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii
     return MPI_SUCCESS;
 }
 
+int mpii_irecv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm, int coll,
+                   MPI_Request *req)
+{
+    return irecv_ctx(buf, count, dt, src, tag, comm, coll, 0, req);
+}
+
 int mpii_irecv_coll_exchange(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_comm_t *comm,
                              MPI_Request *req)
 {
-    mpii_request_t *r = req_new();
-    int rc;
-
-    if (!r)
-        return MPI_ERR_NO_MEM;
-    rc = recv_start_xchg(r, buf, count, mpii_datatype_get(dt), src, tag, comm, 1);
-    if (rc != MPI_SUCCESS) {
-        req_release(r);
-        return rc;
-    }
-    *req = r->handle;
-    return MPI_SUCCESS;
+    return irecv_ctx(buf, count, dt, src, tag, comm, 1, 1, req);
 }
 
 int mpii_send_ctx(const void *buf, int count, MPI_Datatype dt, int dest, int tag, mpii_comm_t *comm, int coll)

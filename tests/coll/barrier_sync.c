@@ -33,7 +33,7 @@ static int wrank;
         MPI_Abort(MPI_COMM_WORLD, 1);                                                                        \
     } while (0)
 
-/* counters[0]: world, [1], [2]: the two halves of the split */
+/* ROUNDS barriers on comm, each checked against the communicator's counter */
 static void rounds(MPI_Comm comm, _Atomic long *counter, const char *what, int nonblocking)
 {
     int size;
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     char path[64] = "/tmp/mbmpi_barrier_sync.XXXXXX";
     int size, nalgo, fd = -1;
     MPI_Comm half;
-    _Atomic long *counters;
+    _Atomic long *counters; /* [0]: world, [1], [2]: the two halves of the split */
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
