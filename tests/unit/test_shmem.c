@@ -620,6 +620,36 @@ static void test_fuzz_ring(void **state)
     assert_true(t->rejected > rej); /* random WRITE keys were refused */
 }
 
+/* A ring yields one delivered message per progress call (the caller
+ * sees the completion before the next line is read); every ring is
+ * polled in the same call, so nothing waits longer than one call each.
+ * Rank 0 reads from 1 and 2 (test_malformed ended its ring from 0 to 1). */
+static void test_one_delivery_per_ring_and_call(void **state)
+{
+    tl_shmem_t *t = (tl_shmem_t *)eps[0].tl;
+    unsigned base;
+    uint32_t v;
+    int i;
+    (void)state;
+
+    for (i = 0; i < t->nrx; i++)
+        assert_false(t->rx[i].dead);
+    drain(0);
+    base = eps[0].nrecv;
+    for (v = 1; v <= 3; v++)
+        assert_int_equal(send1(1, 0, &v, sizeof(v)), UT_OK);
+    v = 100;
+    assert_int_equal(send1(2, 0, &v, sizeof(v)), UT_OK);
+    assert_int_equal(tl_progress(eps[0].tl), 2); /* one from each ring */
+    assert_int_equal(eps[0].nrecv, base + 2);
+    assert_int_equal(tl_progress(eps[0].tl), 1);
+    assert_int_equal(*(uint32_t *)eps[0].last, 2);
+    assert_int_equal(tl_progress(eps[0].tl), 1);
+    assert_int_equal(*(uint32_t *)eps[0].last, 3);
+    assert_int_equal(tl_progress(eps[0].tl), 0);
+    assert_int_equal(eps[0].nrecv, base + 4);
+}
+
 static void test_stamp_unique(void **state)
 {
     uint64_t salt = 0x1234, a = shm_stamp(salt, 0), b = shm_stamp(salt, 64), c = shm_stamp(salt, 64 << 20);
@@ -631,12 +661,19 @@ static void test_stamp_unique(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_caps),         cmocka_unit_test(test_send_iov_and_order),
-        cmocka_unit_test(test_ring_full),    cmocka_unit_test(test_write_ring_and_checks),
-        cmocka_unit_test(test_write_share),  cmocka_unit_test(test_cma_choices),
-        cmocka_unit_test(test_malformed),    cmocka_unit_test(test_fuzz_ring),
-        cmocka_unit_test(test_stamp_unique), cmocka_unit_test(test_read),
-        cmocka_unit_test(test_recycle),      cmocka_unit_test(test_fanout_pull),
+        cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_send_iov_and_order),
+        cmocka_unit_test(test_ring_full),
+        cmocka_unit_test(test_write_ring_and_checks),
+        cmocka_unit_test(test_write_share),
+        cmocka_unit_test(test_cma_choices),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_fuzz_ring),
+        cmocka_unit_test(test_stamp_unique),
+        cmocka_unit_test(test_read),
+        cmocka_unit_test(test_recycle),
+        cmocka_unit_test(test_fanout_pull),
+        cmocka_unit_test(test_one_delivery_per_ring_and_call),
     };
     ut_log_level = -1; /* the refusals below are expected */
     return cmocka_run_group_tests(tests, setup, teardown);
