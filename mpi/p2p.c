@@ -1527,7 +1527,8 @@ int mpii_recv_ctx(void *buf, int count, MPI_Datatype dt, int src, int tag, mpii_
  * (process_vm_writev) is no better there, as it leaves the receiver's
  * vector in the sender's cache: Allreduce of 64 KiB by recursive doubling,
  * 3000 calls, 38-42 us pulled, 35-38 written, 23-27 through the rings. So
- * such exchanges keep to the rings.
+ * such exchanges keep to the rings, also when their receive posted no REQ
+ * (the RTS then offers no read: proto.c read_max).
  */
 static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt, int dest, int stag,
                              void *rbuf, int rcount, mpii_datatype_t *rdt, int src, int rtag,

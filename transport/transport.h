@@ -136,7 +136,8 @@ unsigned long tl_shmem_rejected_writes(tl_t *tl);
  *   TL_SHM_REWRITE   the sender writes into the source right after: every
  *                    write goes through the rings, whatever MBMPI_SHM_CMA
  *                    says (a single copy leaves the lines shared with, or
- *                    owned by, the other CPU);
+ *                    owned by, the other CPU), and proto offers no read of
+ *                    it (its RTS waits for a CTS);
  *   TL_SHM_OPERAND   the target uses the data at once (a reduction's
  *                    operands): writes of 32 KiB or more are copied by the
  *                    target alone (process_vm_readv) where single copies

@@ -620,7 +620,8 @@ static void test_rts_read(void **state)
 
 /* A send hinted as half of an exchange may be read up to caps.read_max_xchg,
  * others up to caps.read_max (mbshm: exchanges pulled whole, one-way sends
- * of 256 KiB+ shared between both sides). */
+ * of 256 KiB+ shared between both sides); one whose sender writes into the
+ * buffer right after (TL_SHM_REWRITE) never: it goes by CTS and a write. */
 static void test_rts_read_exchange(void **state)
 {
     static const struct {
@@ -632,6 +633,8 @@ static void test_rts_read_exchange(void **state)
         {TL_SHM_EXCHANGE, SIZE_MAX, 1}, /* an exchange: read whole */
         {TL_SHM_EXCHANGE, 0, 0},        /* 0: as read_max */
         {TL_SHM_EXCHANGE, 6000, 0},     /* larger than either */
+        {TL_SHM_REWRITE, SIZE_MAX, 0},  /* rewritten next: not read */
+        {TL_SHM_REWRITE, 0, 0},
     };
     tl_caps_t saved = W.tl[A]->caps;
     size_t i;
@@ -644,7 +647,9 @@ static void test_rts_read_exchange(void **state)
         proto_req_t s, r;
         proto_stats_t pb = *PS(B);
 
-        W.tl[A]->caps.read_max = 5000;
+        /* a one-way send of 10000 bytes would be read when the hint is
+         * REWRITE */
+        W.tl[A]->caps.read_max = cases[i].hint == TL_SHM_REWRITE ? SIZE_MAX : 5000;
         W.tl[A]->caps.read_max_xchg = cases[i].xchg_max;
         memset(&s, 0, sizeof(s));
         s.tl_hint = cases[i].hint;
