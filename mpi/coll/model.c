@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 
 const char *mpii_coll_cfg_algo[MPII_COLL_OP_COUNT];
 const char *mpii_coll_cfg_plogp_file;
@@ -137,6 +138,22 @@ static double waits(const mpii_plogp_t *pp, int n)
     return n > 0 ? pp->wait * n / (n + 1.0) : 0.0;
 }
 
+/* The same for an exchange step's waits: the file's xwait times a one-way
+ * message's. Fitted: in the calibrated sweep of 2026-12-04 19:07 UTC (P =
+ * 4..8 on 2 CPUs, 1 B-16 KiB) exchange algorithms (recursive doubling,
+ * Rabenseifner, ring, pairwise, Bruck) were predicted 1.3-1.6x their
+ * measured time over mbshm and one-way trees 0.7-0.9x (the partner of an
+ * exchange is often already running, waiting in its own step), while over
+ * tcp;ofi_rxm exchanges were short (Alltoall at P = 6 and 8: 0.5-0.8x).
+ * With membound (timed), xwait 0.7 (mbshm) and 1.3 (tcp;ofi_rxm) took
+ * that sweep's median error from 18.3 to 16.0 %, and an earlier one's
+ * (18:04 UTC) from 18.7 to 16.6 %; the pick within 10 % of the fastest at
+ * 87.9 and 89.1 % of the points against 88.7 and 88.9 %. */
+static double waits_x(const mpii_plogp_t *pp, int n)
+{
+    return pp->xwait * waits(pp, n);
+}
+
 static double xch(const mpii_plogp_t *pp, double m)
 {
     double g = G(m), cpu = OS(m) + OR(m);
@@ -149,10 +166,10 @@ static double xhop(const mpii_plogp_t *pp, double m)
 {
     double xw = mpii_plogp_xw(pp, m), x, h;
     if (xw >= 0.0) /* measured (the file's xw_us column) */
-        return xw + 2.0 * waits(pp, 1);
+        return xw + 2.0 * waits_x(pp, 1);
     x = XCH(m) + LAT;
     h = mpii_plogp_hop(pp, m);
-    return (x > h ? x : h) + 2.0 * waits(pp, 1);
+    return (x > h ? x : h) + 2.0 * waits_x(pp, 1);
 }
 
 /*
@@ -171,7 +188,7 @@ static double xhop(const mpii_plogp_t *pp, double m)
  */
 static double xhop_dep(const mpii_plogp_t *pp, double m, int n, int P)
 {
-    return xhop(pp, m) - waits(pp, 1) + waits(pp, n < P ? n : P);
+    return xhop(pp, m) - waits_x(pp, 1) + waits_x(pp, n < P ? n : P);
 }
 
 /*
@@ -507,7 +524,7 @@ static double a2a_direct_floor(const mpii_plogp_t *pp, int P, double t, double m
 {
     /* the step's own time with the bounds' wait for the last of P - 1
      * senders (oversubscribed), not an exchange step's two waits */
-    double x = XHOP(m) - 2.0 * waits(pp, 1) + waits(pp, P - 1);
+    double x = XHOP(m) - 2.0 * waits_x(pp, 1) + waits(pp, P - 1);
     return (t > x ? t : x) + COPY(m);
 }
 
@@ -854,11 +871,34 @@ static int applies(const algo_info_t *a, int P, double m, long count, int commut
  */
 #define OVERLAP_MISS (1.0 / 3.0)
 
+/* Oversubscribed, the share of the CPUs' copies of an m-byte collective
+ * that no longer run side by side: 0 below the file's membound lo, 1 from
+ * hi on, log-linear between. Big copies are bound by the memory the CPUs
+ * share: at P = 4 on 2 CPUs over mbshm (2026-12-04), a flat Bcast of 1 MiB
+ * took 265 us, what its 3 messages' o_s + o_r (261 us) take on one CPU,
+ * not the 131 of two (predicted 160), and an Alltoall of 1 MiB blocks
+ * 1.1-1.3 ms against its 12 messages' 1.0 ms of work; predictions at 256
+ * KiB-1 MiB were 0.45-0.6x the measured times at P = 4..8 for all four
+ * operations. membound 32 KiB 512 KiB (mbshm only: over tcp;ofi_rxm the
+ * same made big messages 50-67 % long) took the sweep's median error from
+ * 19.6 to 18.3 % (big messages at P > 2: 48.6 to 25.0 %), and the 18:04
+ * sweep's from 20.0 to 18.7 %, picks unchanged. */
+static double mem_bound(double m)
+{
+    if (model.mem_hi <= model.mem_lo || m <= model.mem_lo)
+        return 0.0;
+    if (m >= model.mem_hi)
+        return 1.0;
+    return log(m / model.mem_lo) / log(model.mem_hi / model.mem_lo);
+}
+
 static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double m, double s)
 {
     double t = a->cost(pm, P, m, s);
     if (oversubscribed && a->work) {
-        double w = a->work(pm, P, m, s) / host_cpus;
+        /* from work / CPUs to the whole work on one CPU as the copies
+         * become bound by the shared memory (mem_bound) */
+        double w = a->work(pm, P, m, s) * (1.0 + (host_cpus - 1) * mem_bound(m)) / host_cpus;
         /* pm is over_model or over_fanout here: the same without the turns */
         double wd = a->work(pm == &over_fanout ? &over_fanout_data : &over_data, P, m, s) / host_cpus;
         t = (w > t ? w : t) + OVERLAP_MISS * (wd < t ? wd : t);

@@ -69,6 +69,7 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
     p->gamma = 0.0005;
     p->wake = MPII_PLOGP_WAKE_DEFAULT;
     p->turn = 1.0;
+    p->xwait = 1.0;
     snprintf(p->origin, sizeof(p->origin), "%s", origin);
     while (*s != '\0') {
         char line[512];
@@ -106,8 +107,15 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
         }
         if (ntok == 0)
             continue;
+        if (!strcmp(tok[0], "membound")) {
+            if (ntok != 3 || number(tok[1], &p->mem_lo) || number(tok[2], &p->mem_hi) || p->mem_lo < 1.0 ||
+                p->mem_hi <= p->mem_lo)
+                return fail(err, errlen, lineno,
+                            "expected \"membound <lo_bytes> <hi_bytes>\" (1 <= lo < hi)");
+            continue;
+        }
         if (!strcmp(tok[0], "L") || !strcmp(tok[0], "contention") || !strcmp(tok[0], "gamma") ||
-            !strcmp(tok[0], "wake") || !strcmp(tok[0], "turn")) {
+            !strcmp(tok[0], "wake") || !strcmp(tok[0], "turn") || !strcmp(tok[0], "xwait")) {
             double v;
             if (ntok != 2 || number(tok[1], &v) != 0)
                 return fail(err, errlen, lineno, "expected \"<keyword> <non-negative number>\"");
@@ -122,6 +130,8 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
                 p->wake = v;
             } else if (!strcmp(tok[0], "turn")) {
                 p->turn = v;
+            } else if (!strcmp(tok[0], "xwait")) {
+                p->xwait = v;
             } else {
                 p->gamma = v;
             }

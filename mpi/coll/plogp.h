@@ -28,14 +28,17 @@
  * ranks start together (mbshm, 2026-12-02: 1 B 0.49-0.55 us against RTT /
  * 2 = 0.2; tcp;ofi_rxm, 1 MiB: 168 us against 618).
  *
- * Three optional keyword lines may follow L (mbmpi extensions, defaults in
+ * Optional keyword lines may follow L (mbmpi extensions, defaults in
  * brackets): "contention <ratio>" [0.5], where all-to-all lies between its
  * lower (overlapped) and upper (serialised) bound (the seed's network
  * "signature"), "gamma <us per byte>" [0.0005], the local cost of
  * combining one byte in a reduction, "wake <us>" [3.3], what a hop
  * costs more per extra rank per CPU when the host runs more ranks than CPUs
  * (model.c), and "turn <us>" [1.0], the CPU time a received message costs
- * beyond o_r in that case. "cpu <model name>" (the rest of the line) names
+ * beyond o_r in that case; "xwait <factor>" [1.0], what an exchange step
+ * waits for turns then, relative to a one-way message, and "membound <lo>
+ * <hi>" [none], the message sizes (bytes) over which copies become bound by
+ * the memory the CPUs share in that case (model.c timed). "cpu <model name>" (the rest of the line) names
  * the CPU the file was measured on: the library picks the built-in file
  * whose cpu line matches the host (mpii_plogp_builtin_for). Lines starting
  * with '#' are comments.
@@ -75,6 +78,13 @@ typedef struct mpii_plogp {
      * (and for tcp the kernel's receive path). model.c adds it to every
      * message of its CPU-work bound, through msg_extra. */
     double turn;
+    /* oversubscribed, what an exchange step waits for turns, as a multiple
+     * of a one-way message's waits ("xwait" line, model.c xhop) */
+    double xwait;
+    /* oversubscribed, messages from mem_lo bytes on are copies bound by the
+     * memory the CPUs share: their CPU work spreads over fewer CPUs, over
+     * one from mem_hi on ("membound <lo> <hi>" line; 0 0: none, model.c) */
+    double mem_lo, mem_hi;
     double msg_extra; /* set by model.c (0 from the parser) */
     /* what a receiver waits, oversubscribed, for its turn: up to a whole
      * scheduling round (set by model.c from wake; 0 from the parser) */
