@@ -276,13 +276,24 @@ static int floor_log2(int p)
 typedef double (*cost_fn_t)(const mpii_plogp_t *pp, int P, double m, double s);
 
 /* --- barrier --- */
+/* Priced without the fitted xwait (taken as 1): that was fitted on the
+ * four operations of point 3, whose exchanges carry data; a barrier's
+ * empty steps were measured as before (bench/coll -c barrier at P = 8 on 2
+ * CPUs, 2026-12-04: dissemination 96-112 us, release 95-121), and with
+ * xwait 0.7 dissemination replaced release at P = 8, which made the
+ * collectives timed after a barrier slower (OSU-style Scatter of 64 KiB /
+ * 256 KiB at P = 8: 106-107 / 231-251 us against 71-82 / 119-122 with
+ * release; Open MPI 86 / 180). The price: dissemination at P = 8 is
+ * predicted 149 us, above what it measures (107.8 with xwait 0.7). */
 static double c_barrier_dissemination(const mpii_plogp_t *pp, int P, double m, double s)
 {
+    mpii_plogp_t one = *pp;
+    double t = 0.0;
     (void)m;
     (void)s;
-    double t = 0.0;
+    one.xwait = 1.0;
     for (int j = 0; (1 << j) < P; j++)
-        t += xhop_dep(pp, 1, 2 << j, P);
+        t += xhop_dep(&one, 1, 2 << j, P);
     return t;
 }
 
