@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
 
 const char *mpii_coll_cfg_algo[MPII_COLL_OP_COUNT];
 const char *mpii_coll_cfg_plogp_file;
