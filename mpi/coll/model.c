@@ -161,14 +161,20 @@ static double xch(const mpii_plogp_t *pp, double m)
 
 /* oversubscribed, an exchange step waits twice: for the partner's turn
  * (its message), and for its own next turn once that message is there */
-static double xhop(const mpii_plogp_t *pp, double m)
+/* xhop with its waits scaled by f (xhop: the file's xwait) */
+static double xhop_f(const mpii_plogp_t *pp, double m, double f)
 {
     double xw = mpii_plogp_xw(pp, m), x, h;
     if (xw >= 0.0) /* measured (the file's xw_us column) */
-        return xw + 2.0 * waits_x(pp, 1);
+        return xw + 2.0 * f * waits(pp, 1);
     x = XCH(m) + LAT;
     h = mpii_plogp_hop(pp, m);
-    return (x > h ? x : h) + 2.0 * waits_x(pp, 1);
+    return (x > h ? x : h) + 2.0 * f * waits(pp, 1);
+}
+
+static double xhop(const mpii_plogp_t *pp, double m)
+{
+    return xhop_f(pp, m, pp->xwait);
 }
 
 /*
@@ -185,9 +191,14 @@ static double xhop(const mpii_plogp_t *pp, double m)
  * 89.8, median error unchanged (11.5-14.1 %). Applied to Rabenseifner's
  * halving and doubling as well, it scored 0-1 point lower: left out there.
  */
+static double xhop_dep_f(const mpii_plogp_t *pp, double m, int n, int P, double f)
+{
+    return xhop_f(pp, m, f) + f * (waits(pp, n < P ? n : P) - waits(pp, 1));
+}
+
 static double xhop_dep(const mpii_plogp_t *pp, double m, int n, int P)
 {
-    return xhop(pp, m) - waits_x(pp, 1) + waits_x(pp, n < P ? n : P);
+    return xhop_dep_f(pp, m, n, P, pp->xwait);
 }
 
 /*
@@ -286,13 +297,11 @@ typedef double (*cost_fn_t)(const mpii_plogp_t *pp, int P, double m, double s);
  * predicted 149 us, above what it measures (107.8 with xwait 0.7). */
 static double c_barrier_dissemination(const mpii_plogp_t *pp, int P, double m, double s)
 {
-    mpii_plogp_t one = *pp;
     double t = 0.0;
     (void)m;
     (void)s;
-    one.xwait = 1.0;
     for (int j = 0; (1 << j) < P; j++)
-        t += xhop_dep(&one, 1, 2 << j, P);
+        t += xhop_dep_f(pp, 1, 2 << j, P, 1.0);
     return t;
 }
 

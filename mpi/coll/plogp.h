@@ -37,11 +37,11 @@
  * (model.c), and "turn <us>" [1.0], the CPU time a received message costs
  * beyond o_r in that case; "xwait <factor>" [1.0], what an exchange step
  * waits for turns then, relative to a one-way message, and "membound <lo>
- * <hi>" [none], the message sizes (bytes) over which copies become bound by
- * the memory the CPUs share in that case (model.c timed). "cpu <model name>" (the rest of the line) names
- * the CPU the file was measured on: the library picks the built-in file
- * whose cpu line matches the host (mpii_plogp_builtin_for). Lines starting
- * with '#' are comments.
+ * <hi>" [none], the message sizes (bytes) over which copies become bound
+ * by the memory the CPUs share in that case (model.c timed). "cpu <model
+ * name>" (the rest of the line) names the CPU the file was measured on:
+ * the library picks the built-in file whose cpu line matches the host
+ * (mpii_plogp_builtin_for). Lines starting with '#' are comments.
  * Between rows the functions are interpolated linearly, below the first row
  * the first row holds, above the last the last slope is extended.
  *
