@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "util/status.h"
 
+#include <errno.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 
 #define OFI_CQ_BATCH 16
@@ -54,6 +56,8 @@ typedef struct tl_ofi {
     struct fid_ep *ep;
     fi_addr_t *addrs;        /* by rank */
     ofi_rxbuf_t *rxbufs;
+    void *rxmem; /* the FIFO buffers, one mapping */
+    size_t rxmem_len;
     int nrxbufs;
     int multi;               /* FIFO as FI_MULTI_RECV buffers (else one message per buffer) */
     int virt_addr;           /* FI_MR_VIRT_ADDR granted */
@@ -151,6 +155,46 @@ static int ofi_getinfo_named(const char *prov, const char *node, struct fi_info 
     return UT_OK;
 }
 
+/*
+ * The FIFO buffers: one mapping, populated now rather than by the first lap
+ * of messages, in huge pages where the kernel gives them (THP in madvise
+ * mode). Over tcp;ofi_rxm, 8 KiB messages to a waiting receiver took 33 us
+ * one way instead of 12 until 16 MiB had gone through: two page faults
+ * each, inside the provider's copy. Populated 4 KiB pages still took 20 us
+ * (15000 B: 43 us against 13) on this PVM guest, whose shadow page tables
+ * charge each 4 KiB page a message touches; 2 MiB pages do not, and take 8
+ * faults at MPI_Init instead of 4096.
+ */
+static int ofi_map_fifo(tl_ofi_t *t, size_t len)
+{
+    const size_t huge = 2u << 20;
+    size_t map_len;
+    char *m, *a;
+
+    t->rxmem_len = (len + huge - 1) & ~(huge - 1);
+    map_len = t->rxmem_len + huge; /* room to align the start */
+    m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        ut_error("libfabric FIFO: mmap of %zu bytes: %s", map_len, strerror(errno));
+        return UT_ERR_NO_MEMORY;
+    }
+    a = (char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (a + t->rxmem_len < m + map_len)
+        munmap(a + t->rxmem_len, (size_t)(m + map_len - (a + t->rxmem_len)));
+    t->rxmem = a;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(t->rxmem, t->rxmem_len, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(t->rxmem, t->rxmem_len, MADV_POPULATE_WRITE) == 0)
+        return UT_OK;
+#endif
+    memset(t->rxmem, 0, t->rxmem_len);
+    return UT_OK;
+}
+
 static int ofi_post_rxbuf(tl_ofi_t *t, ofi_rxbuf_t *rb)
 {
     struct iovec iov = {.iov_base = rb->buf, .iov_len = rb->len};
@@ -173,7 +217,6 @@ static int ofi_post_rxbuf(tl_ofi_t *t, ofi_rxbuf_t *rb)
 static void ofi_close(tl_t *tl)
 {
     tl_ofi_t *t = (tl_ofi_t *)tl;
-    int i;
 
     if (t->ep)
         fi_close(&t->ep->fid);
@@ -187,8 +230,8 @@ static void ofi_close(tl_t *tl)
         fi_close(&t->fabric->fid);
     if (t->info)
         fi_freeinfo(t->info);
-    for (i = 0; t->rxbufs && i < t->nrxbufs; i++)
-        free(t->rxbufs[i].buf);
+    if (t->rxmem)
+        munmap(t->rxmem, t->rxmem_len);
     free(t->rxbufs);
     free(t->addrs);
     free(t);
@@ -316,12 +359,12 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
             rc = UT_ERR_NO_MEMORY;
             goto err_free;
         }
+        rc = ofi_map_fifo(t, (size_t)t->nrxbufs * one);
+        if (rc != UT_OK)
+            goto err_free;
         for (i = 0; i < t->nrxbufs; i++) {
             t->rxbufs[i].len = one;
-            if (posix_memalign(&t->rxbufs[i].buf, 64, one)) {
-                rc = UT_ERR_NO_MEMORY;
-                goto err_free;
-            }
+            t->rxbufs[i].buf = (char *)t->rxmem + (size_t)i * one;
             rc = ofi_post_rxbuf(t, &t->rxbufs[i]);
             if (rc != UT_OK)
                 goto err_free;
