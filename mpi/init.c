@@ -40,7 +40,7 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
     {"CREDITS", "262144", "eager bytes each peer may have unconsumed in this rank's FIFO", UT_CFG_SIZE,
      &mpii_g.credits},
     {"FIFO_BUF_SIZE", "1M", "bytes per FI_MULTI_RECV FIFO buffer", UT_CFG_SIZE, &mpii_g.fifo_buf_size},
-    {"FIFO_BUFS", "8", "number of FIFO buffers", UT_CFG_INT, &mpii_g.fifo_bufs},
+    {"FIFO_BUFS", "16", "number of FIFO buffers (libfabric providers)", UT_CFG_INT, &mpii_g.fifo_bufs},
     {"FIFO_MODE", "auto",
      "multi (FI_MULTI_RECV buffers), single (one message per buffer), auto (single on sockets)",
      UT_CFG_STRING, &mpii_g.fifo_mode},
@@ -526,6 +526,10 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
         *value = caps == NULL || !tl_can_read(mpii_g.tl) ? 0
                  : !strcmp(name, "rts_read_min")         ? caps->read_min
                                                          : caps->read_max;
+        return MPI_SUCCESS;
+    }
+    if (!strcmp(name, "fifo_bytes")) { /* this rank's FIFO: multi-recv buffers or mbshm rings */
+        *value = mpii_g.tl != NULL ? mpii_g.tl->caps.fifo_bytes : 0;
         return MPI_SUCCESS;
     }
     if (!strcmp(name, "shm_pulled")) { /* transport/shmem.c: pieces read from peers */

@@ -352,8 +352,9 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
         size_t one = t->multi ? params->fifo_buf_size : min_free;
         t->nrxbufs = t->multi ? params->fifo_buf_count
                               : (int)((params->fifo_buf_size * (size_t)params->fifo_buf_count) / min_free);
-        if (t->nrxbufs < 16)
-            t->nrxbufs = 16;
+        /* one buffer fills while the provider hands back another */
+        if (t->nrxbufs < (t->multi ? 2 : 16))
+            t->nrxbufs = t->multi ? 2 : 16;
         t->rxbufs = calloc((size_t)t->nrxbufs, sizeof(*t->rxbufs));
         if (!t->addrs || !t->rxbufs) {
             rc = UT_ERR_NO_MEMORY;

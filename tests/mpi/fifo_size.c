@@ -1,0 +1,58 @@
+/*
+ * fifo_size: over the libfabric providers the FIFO is MBMPI_FIFO_BUFS
+ * buffers of MBMPI_FIFO_BUF_SIZE bytes (defaults 16 and 1 MiB), which
+ * bounds the memory a rank holds for unexpected messages (README, Memory
+ * bounds). MPIX_Stat_get("fifo_bytes") gives the FIFO's usable bytes: at
+ * most buffers x size and more than half of it (a multi-recv buffer is
+ * handed back with up to one eager message of room unused). The count
+ * had been raised to at least 16 whatever the setting. Checked under
+ * mbmpi's launcher over a libfabric provider only (mbshm's FIFO is its
+ * rings). Exit status 0 when all holds.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long long size_env(const char *name, unsigned long long dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    unsigned long long x;
+
+    if (!v || !*v)
+        return dflt;
+    x = strtoull(v, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        x <<= 10;
+    else if (*end == 'M' || *end == 'm')
+        x <<= 20;
+    return x;
+}
+
+int main(int argc, char **argv)
+{
+    const char *prov = getenv("MBMPI_PROVIDER");
+    unsigned long long bufs, size, bytes = 0;
+    int rank, failed = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    bufs = size_env("MBMPI_FIFO_BUFS", 16);
+    size = size_env("MBMPI_FIFO_BUF_SIZE", 1 << 20);
+    if (getenv("MBMPI_RANK") && prov && *prov && strcmp(prov, "mbshm") && strcmp(prov, "auto")) {
+        if (MPIX_Stat_get("fifo_bytes", &bytes) != MPI_SUCCESS) {
+            fprintf(stderr, "FAIL fifo_size: MPIX_Stat_get(\"fifo_bytes\") failed\n");
+            failed = 1;
+        } else if (bytes > bufs * size || bytes <= bufs * size / 2) {
+            fprintf(stderr, "FAIL fifo_size: rank %d FIFO of %llu bytes, want %llu buffers of %llu\n", rank,
+                    bytes, bufs, size);
+            failed = 1;
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0 && !failed)
+        printf("fifo_size: ok (%llu bytes)\n", bytes);
+    MPI_Finalize();
+    return failed;
+}
