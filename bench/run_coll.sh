@@ -59,7 +59,8 @@
 # Environment (default):
 #   COLL_OPS ("bcast scatter alltoall allreduce"), COLL_NP ("4 8")
 #   COLL_PROVIDERS (mbshm)       providers of `coll` (e.g. "mbshm tcp")
-#   COLL_PEERS_PROVIDER (mbshm)  mbmpi's provider in `peers`
+#   COLL_PEERS_PROVIDER (mbshm)  mbmpi's provider in `peers`; tcp (or another
+#                                network provider): Open MPI and MPICH over TCP too
 #   COLL_PEERS_SYNC (barrier)    `peers` timing: barrier (OSU) or window
 #   COLL_SIZES (1:1M), COLL_FACTOR (4)   bench/coll -m and -f
 #   COLL_REPS (5), COLL_ITERS (bench/coll's default)   -r, -i
@@ -592,11 +593,24 @@ if [[ " $IMPLS " == *" openmpi "* ]]; then
 fi
 PEERS_PROV=${COLL_PEERS_PROVIDER:-mbshm}
 PEERS_SYNC=${COLL_PEERS_SYNC:-barrier}
+# Over a network provider the peers take their TCP transports too, between
+# ranks of this host: Open MPI's tcp BTL, MPICH (ch4:ucx) with every rank
+# treated as remote and UCX on tcp.
+PEERS_NET=""
+PEERS_OMPI_NET=""
+PEERS_MPICH_NET=""
+case $PEERS_PROV in
+tcp | sockets | udp | verbs | *ofi_rxm*)
+    PEERS_NET=" over TCP (Open MPI --mca btl tcp,self; MPICH MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self)"
+    PEERS_OMPI_NET="--mca btl tcp,self"
+    PEERS_MPICH_NET="MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self"
+    ;;
+esac
 launch() { # launch <impl> <np> <timeout>: the launcher words
     case $1 in
     mbmpi) echo "bin/mpirun -n $2 --provider $PEERS_PROV --timeout $3" ;;
-    openmpi) echo "env $OMPI_ENV mpirun.openmpi $OMPI_FLAGS -np $2" ;;
-    mpich) echo "mpirun.mpich -n $2" ;;
+    openmpi) echo "env $OMPI_ENV mpirun.openmpi $OMPI_FLAGS $PEERS_OMPI_NET -np $2" ;;
+    mpich) echo "env $PEERS_MPICH_NET mpirun.mpich -n $2" ;;
     esac
 }
 
@@ -639,7 +653,7 @@ slower_rounds() {
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b }'; }
 fmt() { if [ -n "$2" ]; then printf " %10.$1f" "$2"; else printf ' %10s' -; fi; }
 
-echo "# bench/coll --osu --sync $PEERS_SYNC: mbmpi ($PEERS_PROV, automatic choice) vs Open MPI vs MPICH, $(hostname), $(date '+%Y-%m-%d %H:%M %Z')"
+echo "# bench/coll --osu --sync $PEERS_SYNC: mbmpi ($PEERS_PROV, automatic choice) vs Open MPI vs MPICH$PEERS_NET, $(hostname), $(date '+%Y-%m-%d %H:%M %Z')"
 echo "# $ROUNDS rounds run alternately; value = median over the rounds of the run's median (us); ratio < 1: mbmpi faster"
 echo "# >1.1x OMPI / MPICH: the rounds in which mbmpi took more than 1.1x the peer's time, of the rounds both ran"
 for impl in mbmpi openmpi mpich; do
