@@ -360,12 +360,15 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
             rc = UT_ERR_NO_MEMORY;
             goto err_free;
         }
-        rc = ofi_map_fifo(t, (size_t)t->nrxbufs * one);
+        /* each buffer 64-byte aligned, whatever the eager limit */
+        size_t stride = (one + 63) & ~(size_t)63;
+
+        rc = ofi_map_fifo(t, (size_t)t->nrxbufs * stride);
         if (rc != UT_OK)
             goto err_free;
         for (i = 0; i < t->nrxbufs; i++) {
             t->rxbufs[i].len = one;
-            t->rxbufs[i].buf = (char *)t->rxmem + (size_t)i * one;
+            t->rxbufs[i].buf = (char *)t->rxmem + (size_t)i * stride;
             rc = ofi_post_rxbuf(t, &t->rxbufs[i]);
             if (rc != UT_OK)
                 goto err_free;
