@@ -5,9 +5,10 @@
  * bounds). MPIX_Stat_get("fifo_bytes") gives the FIFO's usable bytes: at
  * most buffers x size and more than half of it (a multi-recv buffer is
  * handed back with up to one eager message of room unused). The count
- * had been raised to at least 16 whatever the setting. Checked under
- * mbmpi's launcher over a libfabric provider only (mbshm's FIFO is its
- * rings). Exit status 0 when all holds.
+ * had been raised to at least 16 whatever the setting. Over mbshm the FIFO
+ * is the rings: 3/4 of MBMPI_SHM_RING (default 256 KiB) per peer. Checked
+ * under mbmpi's launcher only (MBMPI_RANK set). Exit status 0 when all
+ * holds.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -34,19 +35,29 @@ int main(int argc, char **argv)
 {
     const char *prov = getenv("MBMPI_PROVIDER");
     unsigned long long bufs, size, bytes = 0;
-    int rank, failed = 0;
+    unsigned long long want_lo, want_hi;
+    int rank, size_w, failed = 0;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_w);
     bufs = size_env("MBMPI_FIFO_BUFS", 16);
     size = size_env("MBMPI_FIFO_BUF_SIZE", 1 << 20);
-    if (getenv("MBMPI_RANK") && prov && *prov && strcmp(prov, "mbshm") && strcmp(prov, "auto")) {
+    if (!prov || !*prov || !strcmp(prov, "mbshm") || !strcmp(prov, "auto")) { /* one host: mbshm */
+        want_hi = (unsigned long long)(size_w > 1 ? size_w - 1 : 1) *
+                  (size_env("MBMPI_SHM_RING", 256 << 10) / 4 * 3);
+        want_lo = want_hi;
+    } else {
+        want_hi = bufs * size;
+        want_lo = want_hi / 2 + 1;
+    }
+    if (getenv("MBMPI_RANK")) {
         if (MPIX_Stat_get("fifo_bytes", &bytes) != MPI_SUCCESS) {
             fprintf(stderr, "FAIL fifo_size: MPIX_Stat_get(\"fifo_bytes\") failed\n");
             failed = 1;
-        } else if (bytes > bufs * size || bytes <= bufs * size / 2) {
-            fprintf(stderr, "FAIL fifo_size: rank %d FIFO of %llu bytes, want %llu buffers of %llu\n", rank,
-                    bytes, bufs, size);
+        } else if (bytes > want_hi || bytes < want_lo) {
+            fprintf(stderr, "FAIL fifo_size: rank %d (%s) FIFO of %llu bytes, want %llu to %llu\n", rank,
+                    prov ? prov : "auto", bytes, want_lo, want_hi);
             failed = 1;
         }
     }
