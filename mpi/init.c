@@ -30,7 +30,7 @@ mpii_global_t mpii_g;
 static ut_cfg_entry_t mpi_cfg_entries[] = {
     {"PROVIDER", "auto",
      "mbshm (own shared-memory rings) or a libfabric provider: shm, tcp (tcp;ofi_rxm), sockets, verbs, udp; "
-     "auto = mbshm on one host else tcp",
+     "auto = mbshm on one host, else net where libfabric has it, else tcp;ofi_rxm",
      UT_CFG_STRING, &mpii_g.provider},
     {"PROTOCOL", "auto",
      "auto (write protocol when the receive is first, eager FIFO otherwise) or eager (never REQ)",
@@ -240,7 +240,7 @@ static int transport_open(void)
     int rc, i;
 
     if (!strcmp(prov, "auto"))
-        prov = boot_all_local(mpii_g.boot) ? "mbshm" : "tcp;ofi_rxm";
+        prov = boot_all_local(mpii_g.boot) ? "mbshm" : tl_ofi_network_default();
     mp.rank = mpii_g.rank;
     mp.size = mpii_g.size;
     mp.credits = mpii_g.credits;
@@ -274,6 +274,7 @@ static int transport_open(void)
         return rc;
     snprintf(info, sizeof(info), "%s %u.%u", mpii_g.tl->caps.name, mpii_g.tl->caps.version >> 16,
              mpii_g.tl->caps.version & 0xffff);
+    ut_debug("transport %s (MBMPI_PROVIDER=%s)", info, mpii_g.provider);
     snprintf(key, sizeof(key), "prov.%d", mpii_g.rank);
     rc = boot_put(mpii_g.boot, key, info, strlen(info) + 1);
     if (rc == UT_OK)

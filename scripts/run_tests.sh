@@ -90,6 +90,13 @@ for s in $suites; do
             # library's logic, which shm and tcp;ofi_rxm already cover
             tests/mpi/run.sh --providers sockets --filter 'np=[1-4]$' 2>&1 | tee "$log/m2"
             count "$log/m2"
+            # net (libfabric 1.17's native-RDM tcp, the default when ranks
+            # are on more than one host) where libfabric has it: the lines
+            # of 2-3 ranks (30 s)
+            if bin/mbmpi_info 2>/dev/null | grep -q '^net  *available'; then
+                tests/mpi/run.sh --providers net --filter 'np=[23]$' 2>&1 | tee "$log/m3"
+                count "$log/m3"
+            fi
         fi
         ;;
     extra)

@@ -283,6 +283,11 @@ static inline void tl_hint(tl_t *tl, int hint)
 /* Print the libfabric providers that offer what mbmpi needs (FILE *). */
 void tl_ofi_print_providers(void *file);
 
+/* The provider for ranks on more than one host (MBMPI_PROVIDER=auto):
+ * "net" where this libfabric offers it (1.17's native-RDM rewrite of tcp,
+ * which 1.18 renamed tcp), else "tcp;ofi_rxm". */
+const char *tl_ofi_network_default(void);
+
 /* ---- self transport extras (unit tests) ---- */
 /* A group of in-process endpoints: open() with params->rank/size joins the
  * group `tl_self_group_current` (created by tl_self_group_create). */

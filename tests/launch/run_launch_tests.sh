@@ -142,6 +142,22 @@ if timeout 30 "$MPIRUN" -n 4 --host localhost,fakehost --launch-agent 'env PROBE
 else
     notok "--host with a launch agent (block placement)" "$dir/out"
 fi
+# MBMPI_PROVIDER=auto with ranks on two hosts (a launch agent that runs
+# locally) opens the network default: net where this libfabric has it
+# (bin/mbmpi_info lists it), else tcp;ofi_rxm.
+newdir autonet
+want_prov='tcp;ofi_rxm'
+if "$top/bin/mbmpi_info" 2>/dev/null | grep -q '^net  *available'; then want_prov=net; fi
+if ! "$top/bin/mpicc" -O2 -o "$top/build/tests/launch/auto_provider" tests/launch/auto_provider.c 2>"$dir/err"; then
+    notok "auto provider off-host: build" "$dir/err"
+elif timeout 60 "$MPIRUN" -n 4 --host localhost,fakehost --launch-agent 'env PROBE_AGENT_HOST={host}' \
+    -x MBMPI_LOG=debug "$top/build/tests/launch/auto_provider" >"$dir/out" 2>"$dir/err" &&
+    grep -q '^auto_provider ok' "$dir/out" &&
+    [ "$(grep -c "debug: transport $want_prov [0-9]" "$dir/err")" = 4 ]; then
+    ok "auto provider off-host: $want_prov on all 4 ranks"
+else
+    notok "auto provider off-host: want $want_prov on all 4 ranks" "$dir/err"
+fi
 run "-x VAR passes the value through the agent" 0 "" env PROBE_X=viaagent "$MPIRUN" -n 1 --host fakehost \
     --launch-agent 'env PROBE_AGENT_HOST={host}' --store-addr 127.0.0.1 -x PROBE_X "$PROBE" env
 if grep -q 'x=viaagent agent=fakehost' "$dir/out"; then ok "-x VAR value seen by the agent-launched rank"; else notok "-x VAR value seen by the agent-launched rank" "$dir/out"; fi

@@ -14,7 +14,7 @@
 # Defaults: --mpicc bin/mpicc, --mpirun bin/mpirun, --providers "shm tcp sockets".
 # Binaries go to build/tests/mpi/ (another --mpicc: build/tests/mpi/<name>/),
 # logs of every run to <that>/logs/.
-# Provider words: shm, tcp (passed as "tcp;ofi_rxm"), sockets, or none (no
+# Provider words: shm, tcp (passed as "tcp;ofi_rxm"), sockets, net, or none (no
 # --provider flag). With another MPI's launcher (Open MPI's or MPICH's
 # mpirun) the providers are ignored and each line runs once ("none"); the
 # launcher's own flags are added here (Open MPI: --oversubscribe,
