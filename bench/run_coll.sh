@@ -206,13 +206,20 @@ finish() {
 # comment saying so
 carry_lines() {
     local d f lines cpu
-    case $1 in *shm*) d=shm ;; *) d=tcp ;; esac
+    case $1 in *shm*) d=shm ;; net*) d=net ;; *) d=tcp ;; esac
     cpu=$(host_cpu)
-    # the built-in file measured on this CPU model (its "cpu" line), else <d>.plogp
+    # the built-in file measured on this CPU model (its "cpu" line), else
+    # <d>.plogp (net has none: tcp's then)
     f=$d.plogp
+    [ -f "mpi/coll/params/$f" ] || f=tcp.plogp
     for g in mpi/coll/params/$d-*.plogp; do
         [ -f "$g" ] && [ -n "$cpu" ] && [ "$(sed -n 's/^cpu[[:space:]]*//p' "$g" | head -1)" = "$cpu" ] && f=${g##*/}
     done
+    if [ "$f" = tcp.plogp ] && [ "$d" = net ]; then
+        for g in mpi/coll/params/tcp-*.plogp; do
+            [ -f "$g" ] && [ -n "$cpu" ] && [ "$(sed -n 's/^cpu[[:space:]]*//p' "$g" | head -1)" = "$cpu" ] && f=${g##*/}
+        done
+    fi
     lines=$(grep -E '^(contention|wake|turn|xwait|membound) ' "mpi/coll/params/$f")
     [ -n "$cpu" ] && echo "cpu $cpu"
     [ -n "$lines" ] && printf '# contention, wake, turn, xwait, membound: not measured by bench/plogp; from mpi/coll/params/%s\n%s\n' \
@@ -384,7 +391,7 @@ plot '$OUT/plogp_$p.csv' skip 1 using (\$1 > 0 ? \$1 : 1/0):2 with linespoints t
     echo "# picked by its \"cpu\" line (mpi/coll/params/<shm|tcp>.plogp: hosts no file names):"
     slug=$(host_cpu | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
     for p in $PPROVS; do
-        case $p in *shm*) d=shm ;; *) d=tcp ;; esac
+        case $p in *shm*) d=shm ;; net*) d=net ;; *) d=tcp ;; esac
         [ -s "$OUT/plogp_$p.plogp" ] && echo "#   cp $OUT/plogp_$p.plogp mpi/coll/params/$d-${slug:-cpu}.plogp"
     done
     echo "#   scripts/gen_plogp_defaults.sh && make -s all"

@@ -1235,7 +1235,16 @@ int mpii_coll_init(const char *provider, int rank)
         char cpu[128], origin[160];
 
         mpii_plogp_host_cpu(cpu, sizeof(cpu));
-        b = mpii_plogp_builtin_for(kind, cpu);
+        /* net (libfabric 1.17's native-RDM tcp) has files measured on some
+         * CPU models only; elsewhere tcp;ofi_rxm's stand in */
+        b = NULL;
+        if (provider != NULL && !strncmp(provider, "net", 3)) {
+            b = mpii_plogp_builtin_for("net", cpu);
+            if (b != NULL)
+                kind = "net";
+        }
+        if (b == NULL)
+            b = mpii_plogp_builtin_for(kind, cpu);
         if (b == NULL) {
             fprintf(stderr, "mbmpi: MPI_Init: no built-in %s pLogP parameters\n", kind);
             return MPI_ERR_OTHER;
