@@ -607,7 +607,7 @@ PEERS_NET=""
 PEERS_OMPI_NET=""
 PEERS_MPICH_NET=""
 case $PEERS_PROV in
-tcp | sockets | udp | verbs | *ofi_rxm*)
+tcp | net | sockets | udp | verbs | *ofi_rxm* | net\;*)
     PEERS_NET=" over TCP (Open MPI --mca btl tcp,self; MPICH MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self)"
     PEERS_OMPI_NET="--mca btl tcp,self"
     PEERS_MPICH_NET="MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self"
