@@ -52,4 +52,13 @@ tmp=$(mktemp)
     echo "    {NULL, NULL, NULL},"
     echo "};"
 } >"$tmp"
-mv "$tmp" "$out"
+# the committed file is clang-formatted: where only the layout differs
+# (spaces, line breaks, strings split in two), keep it, so that a build of a
+# fresh checkout leaves the tree clean
+flat() { tr -d ' \t\n' <"$1" | sed 's/""//g'; }
+if [ -f "$out" ] && [ "$(flat "$tmp")" = "$(flat "$out")" ]; then
+    rm -f "$tmp"
+    touch "$out"
+else
+    mv "$tmp" "$out"
+fi
