@@ -195,17 +195,34 @@ static int ofi_map_fifo(tl_ofi_t *t, size_t len)
     return UT_OK;
 }
 
-static int ofi_post_rxbuf(tl_ofi_t *t, ofi_rxbuf_t *rb)
+/*
+ * Post one FIFO buffer. A buffer handed back by the provider always finds
+ * room again (it held that room), so a repost retries until it is taken.
+ * At MPI_Init (`initial`) the provider's receive queue may be shorter than
+ * the FIFO's buffer count: MBMPI_FIFO_MODE=single with a small eager limit
+ * makes thousands of one-message buffers (16 MiB / (1000 + 256) B = 13357)
+ * and ofi_rxm takes 2048, then answers -FI_EAGAIN for ever, with nothing in
+ * flight to free a slot (libfabric's shm: -FI_ENOMEM after 1024). There a
+ * full queue ends the posting:
+ * UT_ERR_NO_RESOURCE, and the FIFO is the buffers posted so far.
+ */
+static int ofi_post_rxbuf(tl_ofi_t *t, ofi_rxbuf_t *rb, int initial)
 {
     struct iovec iov = {.iov_base = rb->buf, .iov_len = rb->len};
     struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = &rb->ctx};
     ssize_t rc;
+    int tries = 0;
 
     do {
         rc = fi_recvmsg(t->ep, &msg, t->multi ? FI_MULTI_RECV : 0);
-        if (rc == -FI_EAGAIN)
+        if (rc == -FI_EAGAIN) {
+            if (initial && ++tries > 100)
+                return UT_ERR_NO_RESOURCE;
             (void)fi_cq_read(t->cq, NULL, 0);
+        }
     } while (rc == -FI_EAGAIN);
+    if (rc == -FI_ENOMEM && initial)
+        return UT_ERR_NO_RESOURCE; /* shm's answer when its queue is full */
     if (rc) {
         ut_error("fi_recvmsg(FI_MULTI_RECV): %s", fi_strerror((int)-rc));
         return ofi_status(rc);
@@ -369,9 +386,17 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
         for (i = 0; i < t->nrxbufs; i++) {
             t->rxbufs[i].len = one;
             t->rxbufs[i].buf = (char *)t->rxmem + (size_t)i * stride;
-            rc = ofi_post_rxbuf(t, &t->rxbufs[i]);
-            if (rc != UT_OK)
+            rc = ofi_post_rxbuf(t, &t->rxbufs[i], 1);
+            if (rc == UT_ERR_NO_RESOURCE && i >= (t->multi ? 2 : 16)) {
+                ut_debug("libfabric FIFO: the provider's receive queue took %d of %d buffers", i, t->nrxbufs);
+                t->nrxbufs = i;
+                break;
+            }
+            if (rc != UT_OK) {
+                if (rc == UT_ERR_NO_RESOURCE)
+                    ut_error("libfabric FIFO: the provider's receive queue took only %d buffers", i);
                 goto err_free;
+            }
         }
         /* A multi-recv buffer is released with up to min_free unused. */
         t->super.caps.fifo_bytes = t->multi ? (size_t)t->nrxbufs * (one - min_free) : (size_t)t->nrxbufs * one;
@@ -528,7 +553,7 @@ static void ofi_handle_error(tl_ofi_t *t)
             ut_error("FIFO receive error: %s", fi_strerror(err.err));
         if (err.flags & FI_MULTI_RECV) {
             rb->posted = 0;
-            ofi_post_rxbuf(t, rb);
+            ofi_post_rxbuf(t, rb, 0);
         }
         return;
     }
@@ -581,7 +606,7 @@ static int ofi_progress(tl_t *tl)
                 ofi_rxbuf_t *rb = e->op_context;
                 ut_debug("FIFO buffer %d released", (int)(rb - t->rxbufs));
                 rb->posted = 0;
-                ofi_post_rxbuf(t, rb);
+                ofi_post_rxbuf(t, rb, 0);
             }
             continue;
         }
