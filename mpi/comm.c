@@ -183,10 +183,28 @@ static unsigned ctx_propose(unsigned floor)
  * MAX (max != 0) or MIN of *v, in place. */
 typedef int (*ctx_reduce_t)(void *arg, unsigned *v, int max);
 
-/* The rounds of the agreement (see the top of the file). */
-static int ctx_agree_with(ctx_reduce_t reduce, void *arg, uint32_t *ctx_p)
+/* How far above a failed round's id the next round starts: 2 to 1018,
+ * drawn from the agreement's salt (the same at all its members) and the
+ * round. Two agreements that overlap at their members in different orders
+ * (MPI_Comm_idup on A then B here, on B then A there) each find the id
+ * claimed by the other at one member and fail together; with the same
+ * next floor they would fail the same way for ever. */
+static unsigned ctx_retry_step(uint32_t salt, unsigned round)
 {
-    unsigned floor = mpii_g.next_ctx;
+    uint32_t h = salt * 0x9e3779b1u + round * 0x85ebca6bu;
+
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    return 2u * (1u + h % 509u);
+}
+
+/* The rounds of the agreement (see the top of the file). `salt` tells
+ * overlapping agreements apart (the parent communicator's context id, mixed
+ * with the tag for MPI_Comm_create_group). */
+static int ctx_agree_with(ctx_reduce_t reduce, void *arg, uint32_t salt, uint32_t *ctx_p)
+{
+    unsigned floor = mpii_g.next_ctx, round = 0;
 
     for (;;) {
         unsigned all = ctx_propose(floor), ok;
@@ -210,7 +228,7 @@ static int ctx_agree_with(ctx_reduce_t reduce, void *arg, uint32_t *ctx_p)
             *ctx_p = all;
             return MPI_SUCCESS;
         }
-        floor = all + 2;
+        floor = all + ctx_retry_step(salt, ++round);
     }
 }
 
@@ -223,7 +241,9 @@ static int ctx_reduce_comm(void *arg, unsigned *v, int max)
 /* Agree on a fresh context id over `c` (collective). */
 static int ctx_agree(mpii_comm_t *c, uint32_t *ctx_p)
 {
-    return ctx_agree_with(ctx_reduce_comm, c, ctx_p);
+    /* the salt: c's context id, and the tag offset of the MPI_Comm_idup
+     * running (several may be pending on one communicator) */
+    return ctx_agree_with(ctx_reduce_comm, c, c->ctx + (uint32_t)mpii_coll_tag_off * 0x27d4eb2fu, ctx_p);
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -586,7 +606,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     }
     {
         group_reduce_t g = {c, crank, n, me, tag};
-        rc = ctx_agree_with(ctx_reduce_group, &g, &ctx);
+        rc = ctx_agree_with(ctx_reduce_group, &g, c->ctx ^ ((uint32_t)tag * 0xcc9e2d51u), &ctx);
     }
     if (rc != MPI_SUCCESS)
         goto out;
