@@ -2,7 +2,7 @@
  * mpi/comm.c: communicators. A communicator is a table entry holding its
  * ranks (as MPI_COMM_WORLD ranks) and a context id: ctx for point-to-point,
  * ctx + 1 for collectives, so the two never match each other. New context
- * ids are agreed in rounds (ctx_agree): every member proposes its lowest id
+ * ids are agreed in rounds (mpii_ctx_agree): every member proposes its lowest id
  * that is free (not below its next_ctx, not claimed by an agreement still
  * running here), they take the maximum, and each member claims it if it is
  * still free for it; a second reduction tells whether all could, else the
@@ -43,6 +43,9 @@ uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll)
 static void comm_destroy(mpii_comm_t *c)
 {
     comms[c->handle] = NULL;
+    if (c->local)
+        comm_destroy(c->local);
+    free(c->remote_ranks);
     free(c->world_ranks);
     mpii_topo_free(c);
     free(c->proto);
@@ -88,6 +91,8 @@ static int comm_create(int n, const int *world_ranks, int rank, uint32_t ctx, MP
     c->handle = h;
     c->rank = rank;
     c->size = n;
+    c->peer_ranks = c->world_ranks;
+    c->peer_size = n;
     c->ctx = ctx;
     c->errhandler = eh;
     proto_comm_init(&cp->pc[0], ctx);
@@ -96,6 +101,16 @@ static int comm_create(int n, const int *world_ranks, int rank, uint32_t ctx, MP
     comms[h] = c;
     *c_p = c;
     return MPI_SUCCESS;
+}
+
+int mpii_comm_new(int n, const int *world_ranks, int rank, uint32_t ctx, MPI_Errhandler eh, mpii_comm_t **c_p)
+{
+    return comm_create(n, world_ranks, rank, ctx, eh, c_p);
+}
+
+void mpii_comm_destroy(mpii_comm_t *c)
+{
+    comm_destroy(c);
 }
 
 int mpii_comm_world_init(void)
@@ -139,7 +154,7 @@ void mpii_comm_finalize(void)
 {
     int i;
     for (i = 0; i < ncomms; i++)
-        if (comms[i])
+        if (comms[i] && !comms[i]->hidden) /* (hidden ones go with theirs) */
             comm_destroy(comms[i]);
     free(comms);
     comms = NULL;
@@ -179,10 +194,6 @@ static unsigned ctx_propose(unsigned floor)
     return v;
 }
 
-/* One member's side of a reduction over the new communicator's members:
- * MAX (max != 0) or MIN of *v, in place. */
-typedef int (*ctx_reduce_t)(void *arg, unsigned *v, int max);
-
 /* How far above a failed round's id the next round starts: 2 to 1018,
  * drawn from the agreement's salt (the same at all its members) and the
  * round. Two agreements that overlap at their members in different orders
@@ -202,7 +213,7 @@ static unsigned ctx_retry_step(uint32_t salt, unsigned round)
 /* The rounds of the agreement (see the top of the file). `salt` tells
  * overlapping agreements apart (the parent communicator's context id, mixed
  * with the tag for MPI_Comm_create_group). */
-static int ctx_agree_with(ctx_reduce_t reduce, void *arg, uint32_t salt, uint32_t *ctx_p)
+int mpii_ctx_agree(mpii_ctx_reduce_t reduce, void *arg, uint32_t salt, uint32_t *ctx_p)
 {
     unsigned floor = mpii_g.next_ctx, round = 0;
 
@@ -239,11 +250,11 @@ static int ctx_reduce_comm(void *arg, unsigned *v, int max)
 }
 
 /* Agree on a fresh context id over `c` (collective). */
-static int ctx_agree(mpii_comm_t *c, uint32_t *ctx_p)
+int mpii_ctx_agree_comm(mpii_comm_t *c, uint32_t *ctx_p)
 {
     /* the salt: c's context id, and the tag offset of the MPI_Comm_idup
      * running (several may be pending on one communicator) */
-    return ctx_agree_with(ctx_reduce_comm, c, c->ctx + (uint32_t)mpii_coll_tag_off * 0x27d4eb2fu, ctx_p);
+    return mpii_ctx_agree(ctx_reduce_comm, c, c->ctx + (uint32_t)mpii_coll_tag_off * 0x27d4eb2fu, ctx_p);
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -287,7 +298,13 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (!newcomm)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
     *newcomm = MPI_COMM_NULL; /* what a failed dup leaves */
-    rc = ctx_agree(c, &ctx);
+    if (c->is_inter) {
+        rc = mpii_inter_dup(c, &nc);
+        if (rc != MPI_SUCCESS)
+            return mpii_err(c, rc, "MPI_Comm_dup", "inter-communicator dup failed");
+        goto attrs;
+    }
+    rc = mpii_ctx_agree_comm(c, &ctx);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, "MPI_Comm_dup", "context agreement failed");
     rc = comm_create(c->size, c->world_ranks, c->rank, ctx, c->errhandler, &nc);
@@ -297,6 +314,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         comm_destroy(nc);
         return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_dup", "out of memory");
     }
+attrs:
     /* Attribute copy callbacks (MPI 3.1 6.7.2); a failing one fails the dup. */
     rc = mpii_attr_comm_dup(comm, nc->handle);
     if (rc != MPI_SUCCESS) {
@@ -307,12 +325,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
-typedef struct split_ent {
-    int key;
-    int rank;
-} split_ent_t;
-
-static int split_cmp(const void *a, const void *b)
+int mpii_split_cmp(const void *a, const void *b)
 {
     const split_ent_t *x = a, *y = b;
     if (x->key != y->key)
@@ -335,6 +348,10 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
     if (color < 0 && color != MPI_UNDEFINED)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split", "color %d is negative", color);
+    if (c->is_inter) {
+        rc = mpii_inter_split(c, color, key, newcomm);
+        return rc == MPI_SUCCESS ? rc : mpii_err(c, rc, "MPI_Comm_split", "inter-communicator split failed");
+    }
     in = calloc((size_t)c->size * 2, sizeof(int));
     all = calloc((size_t)c->size * 2, sizeof(int));
     ents = calloc((size_t)c->size, sizeof(*ents));
@@ -347,7 +364,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     in[2 * c->rank + 1] = key;
     rc = MPI_Allreduce(in, all, 2 * c->size, MPI_INT, MPI_SUM, comm);
     if (rc == MPI_SUCCESS)
-        rc = ctx_agree(c, &ctx);
+        rc = mpii_ctx_agree_comm(c, &ctx);
     if (rc != MPI_SUCCESS)
         goto out;
     if (color == MPI_UNDEFINED) {
@@ -360,7 +377,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
             ents[n].rank = i;
             n++;
         }
-    qsort(ents, (size_t)n, sizeof(*ents), split_cmp);
+    qsort(ents, (size_t)n, sizeof(*ents), mpii_split_cmp);
     for (i = 0; i < n; i++) {
         wr[i] = c->world_ranks[ents[i].rank];
         if (ents[i].rank == c->rank)
@@ -432,8 +449,18 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    if (a->size != b->size) {
+    if (a->size != b->size || a->is_inter != b->is_inter) {
         *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    if (a->is_inter) {
+        /* both groups in the same order: congruent; else unequal (MPI
+         * 4.0 7.4.1 allows similar only for groups' members in another
+         * order, taken here as unequal for inter-communicators) */
+        int same = a->peer_size == b->peer_size &&
+                   !memcmp(a->world_ranks, b->world_ranks, (size_t)a->size * sizeof(int)) &&
+                   !memcmp(a->peer_ranks, b->peer_ranks, (size_t)a->peer_size * sizeof(int));
+        *result = same ? MPI_CONGRUENT : MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
     if (!memcmp(a->world_ranks, b->world_ranks, (size_t)a->size * sizeof(int))) {
@@ -462,7 +489,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter", "invalid communicator");
     if (!flag)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
-    *flag = 0;
+    *flag = c->is_inter;
     return MPI_SUCCESS;
 }
 
@@ -506,8 +533,10 @@ int MPI_Comm_remote_size(MPI_Comm comm, int *size)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_remote_size", "invalid communicator");
     if (!size)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_remote_size", "size is NULL");
-    /* Every communicator here is an intra-communicator (MPI 3.1 6.6.1). */
-    return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an inter-communicator");
+    if (!c->is_inter)
+        return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_remote_size", "not an inter-communicator");
+    *size = c->peer_size;
+    return MPI_SUCCESS;
 }
 
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
@@ -520,7 +549,11 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_remote_group", "invalid communicator");
     if (!group)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_remote_group", "group is NULL");
-    return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an inter-communicator");
+    if (!c->is_inter)
+        return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_remote_group", "not an inter-communicator");
+    if (mpii_group_from_ranks(c->peer_size, c->peer_ranks, group) != MPI_SUCCESS)
+        return mpii_err(c, MPI_ERR_NO_MEM, "MPI_Comm_remote_group", "out of memory");
+    return MPI_SUCCESS;
 }
 
 /* A reduction over a group's members only, through group rank 0, with
@@ -570,6 +603,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     c = mpii_comm_get(comm);
     if (!c)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_err(c, MPI_ERR_COMM, fn, "communicator %d is an inter-communicator", comm);
     if (!newcomm)
         return mpii_err(c, MPI_ERR_ARG, fn, "newcomm is NULL");
     if (tag < 0 || tag > MPI_TAG_UB_VALUE)
@@ -606,7 +641,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
     }
     {
         group_reduce_t g = {c, crank, n, me, tag};
-        rc = ctx_agree_with(ctx_reduce_group, &g, c->ctx ^ ((uint32_t)tag * 0xcc9e2d51u), &ctx);
+        rc = mpii_ctx_agree(ctx_reduce_group, &g, c->ctx ^ ((uint32_t)tag * 0xcc9e2d51u), &ctx);
     }
     if (rc != MPI_SUCCESS)
         goto out;

@@ -72,6 +72,26 @@ static int group_new(int n, int *ranks, MPI_Group *out)
     return MPI_SUCCESS;
 }
 
+static int *ranks_alloc(int n);
+
+int mpii_group_from_ranks(int n, const int *world_ranks, MPI_Group *out)
+{
+    int *r = ranks_alloc(n);
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    memcpy(r, world_ranks, (size_t)n * sizeof(int));
+    return group_new(n, r, out);
+}
+
+const int *mpii_group_ranks(MPI_Group h, int *n)
+{
+    group_t *g = group_get(h);
+    if (!g)
+        return NULL;
+    *n = g->size;
+    return g->ranks;
+}
+
 /* Size of MPI_COMM_WORLD (world ranks are 0 .. world_size() - 1). */
 static int world_size(void)
 {
@@ -475,7 +495,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     me = c->world_ranks[c->rank];
     for (int i = 0; i < g->size; i++)
         if (g->ranks[i] == me) {
-            color = cmap[g->ranks[0]];
+            /* (an inter-communicator: one group per side, MPI 4.0 7.4.2) */
+            color = c->is_inter ? 0 : cmap[g->ranks[0]];
             key = i;
             break;
         }

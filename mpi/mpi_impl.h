@@ -92,7 +92,18 @@ typedef struct mpii_comm {
     MPI_Comm handle;
     int rank;
     int size;
-    int *world_ranks;        /* comm rank -> MPI_COMM_WORLD rank */
+    int *world_ranks; /* comm rank -> MPI_COMM_WORLD rank (the local group) */
+    /* the ranks point-to-point names: world_ranks and size, or an
+     * inter-communicator's remote group (mpi/intercomm.c) */
+    int *peer_ranks;
+    int peer_size;
+    /* inter-communicators: the remote group (peer_ranks), and an
+     * intra-communicator of the local group on contexts of its own (the
+     * local steps of the collectives; never handed to the user) */
+    int is_inter;
+    int *remote_ranks;
+    struct mpii_comm *local;
+    int hidden;              /* the `local` of an inter-communicator */
     uint32_t ctx;            /* point-to-point context id; ctx + 1 is the collective one */
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
@@ -117,6 +128,33 @@ typedef struct mpii_comm {
 
 /* NULL for MPI_COMM_NULL, unknown or freed handles. */
 mpii_comm_t *mpii_comm_get(MPI_Comm comm);
+/* A new intra-communicator of n ranks (world ranks given; copied), this
+ * process at `rank`, on contexts ctx and ctx + 1. MPI error class. */
+int mpii_comm_new(int n, const int *world_ranks, int rank, uint32_t ctx, MPI_Errhandler eh,
+                  mpii_comm_t **c_p);
+/* Destroy a communicator (no callbacks: a half-built one). */
+void mpii_comm_destroy(mpii_comm_t *c);
+/* Context id agreement (mpi/comm.c): `reduce` is one member's side of a
+ * MAX (max != 0) or MIN reduction of *v over every member of the new
+ * communicator; salt tells overlapping agreements apart. */
+typedef int (*mpii_ctx_reduce_t)(void *arg, unsigned *v, int max);
+int mpii_ctx_agree(mpii_ctx_reduce_t reduce, void *arg, uint32_t salt, uint32_t *ctx_p);
+/* The same over an intra-communicator's members. */
+int mpii_ctx_agree_comm(mpii_comm_t *c, uint32_t *ctx_p);
+/* Inter-communicators (mpi/intercomm.c): MPI_Comm_dup, MPI_Comm_split and
+ * MPI_Comm_create of one (arguments checked); MPI error class. */
+int mpii_inter_dup(mpii_comm_t *c, mpii_comm_t **nc_p);
+int mpii_inter_split(mpii_comm_t *c, int color, int key, MPI_Comm *newcomm);
+/* MPI_Comm_split's order: by key, then by rank in the parent (qsort) */
+typedef struct split_ent {
+    int key;
+    int rank;
+} split_ent_t;
+int mpii_split_cmp(const void *a, const void *b);
+/* mpi/group.c: a group of the given world ranks (copied); the world ranks
+ * of a valid group (NULL otherwise) */
+int mpii_group_from_ranks(int n, const int *world_ranks, MPI_Group *out);
+const int *mpii_group_ranks(MPI_Group g, int *n);
 /* mpi/topo_graph.c: copy the topology of src onto dst (MPI_Comm_dup), free
  * it (the communicator goes). mpii_topo_dup returns an MPI error class. */
 int mpii_topo_dup(mpii_comm_t *dst, const mpii_comm_t *src);

@@ -84,7 +84,7 @@ static int mprobe_common(const char *fn, int source, int tag, MPI_Comm comm, int
         return MPI_SUCCESS;
     }
     for (;;) {
-        proto_improbe(mpii_g.p, source == MPI_ANY_SOURCE ? -1 : c->world_ranks[source],
+        proto_improbe(mpii_g.p, source == MPI_ANY_SOURCE ? -1 : c->peer_ranks[source],
                       source == MPI_ANY_SOURCE ? PROTO_ANY : source, mpii_comm_ctx(c, 0),
                       tag == MPI_ANY_TAG ? PROTO_ANY : tag, &f, &pm, &s, &t, &len);
         if (f || (!blocking && idle))

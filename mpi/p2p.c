@@ -254,8 +254,9 @@ static int check_args(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const vo
     if (mpii_datatype_check(datatype) != MPI_SUCCESS)
         return mpii_err(c, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype %d", datatype);
     dt = mpii_datatype_get(datatype);
-    if (!(rank == MPI_PROC_NULL || (rank >= 0 && rank < c->size) || (recv && rank == MPI_ANY_SOURCE)))
-        return mpii_err(c, MPI_ERR_RANK, fn, "invalid rank %d (communicator has %d ranks)", rank, c->size);
+    if (!(rank == MPI_PROC_NULL || (rank >= 0 && rank < c->peer_size) || (recv && rank == MPI_ANY_SOURCE)))
+        return mpii_err(c, MPI_ERR_RANK, fn, "invalid rank %d (communicator has %d ranks%s)", rank,
+                        c->peer_size, c->is_inter ? " in its remote group" : "");
     if (!((tag >= 0 && tag <= MPI_TAG_UB_VALUE) || (recv && tag == MPI_ANY_TAG)))
         return mpii_err(c, MPI_ERR_TAG, fn, "invalid tag %d", tag);
     if (check_buf(c, fn, buf, count, dt) != MPI_SUCCESS)
@@ -310,7 +311,8 @@ static int send_start(mpii_request_t *r, const void *buf, int count, mpii_dataty
     if (coll)
         tag += mpii_coll_tag_off; /* a nonblocking collective's own tags */
     r->pr.tl_hint = hint;
-    rc = proto_isend(mpii_g.p, &r->pr, p, len, c->world_ranks[dest], c->rank, mpii_comm_ctx(c, coll), tag, sync);
+    rc = proto_isend(mpii_g.p, &r->pr, p, len, c->peer_ranks[dest], c->rank, mpii_comm_ctx(c, coll), tag,
+                     sync);
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
@@ -400,7 +402,7 @@ static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype
     if (coll && tag != MPI_ANY_TAG)
         tag += mpii_coll_tag_off;
     rc = (no_req ? proto_irecv_noreq
-                 : proto_irecv)(mpii_g.p, &r->pr, p, len, src == MPI_ANY_SOURCE ? -1 : c->world_ranks[src],
+                 : proto_irecv)(mpii_g.p, &r->pr, p, len, src == MPI_ANY_SOURCE ? -1 : c->peer_ranks[src],
                                 src == MPI_ANY_SOURCE ? PROTO_ANY : src, mpii_comm_ctx(c, coll),
                                 tag == MPI_ANY_TAG ? PROTO_ANY : tag, mpii_comm_proto(c, coll));
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
@@ -453,7 +455,8 @@ static int req_finish(mpii_request_t *r, MPI_Status *st)
         /* The envelope's source is the peer's claim: it must name, in this
          * communicator, the rank the message came from. */
         if (!pr->cancelled && pr->st_src != MPI_PROC_NULL &&
-            (pr->st_src < 0 || pr->st_src >= r->comm->size || r->comm->world_ranks[pr->st_src] != pr->st_peer)) {
+            (pr->st_src < 0 || pr->st_src >= r->comm->peer_size ||
+             r->comm->peer_ranks[pr->st_src] != pr->st_peer)) {
             if (st)
                 st->MPI_SOURCE = MPI_ANY_SOURCE;
             err = MPI_ERR_OTHER;

@@ -298,6 +298,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     c = mpii_comm_get(comm_old);
     if (!c)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm_old);
+    if (c->is_inter)
+        return mpii_err(c, MPI_ERR_COMM, fn, "communicator %d is an inter-communicator", (int)comm_old);
     if (!comm_cart)
         return mpii_err(c, MPI_ERR_ARG, fn, "comm_cart is NULL");
     if (ndims < 0)

@@ -109,6 +109,8 @@ static int create_check(const char *fn, MPI_Comm comm_old, const MPI_Comm *out, 
     *c_p = mpii_comm_get(comm_old);
     if (!*c_p)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm_old);
+    if ((*c_p)->is_inter)
+        return mpii_err(*c_p, MPI_ERR_COMM, fn, "communicator %d is an inter-communicator", (int)comm_old);
     if (!out)
         return mpii_err(*c_p, MPI_ERR_ARG, fn, "the new communicator's pointer is NULL");
     return MPI_SUCCESS;

@@ -15,10 +15,6 @@
 # (exit status or no "No Errors"), PASS; a summary per directory, and
 # $WORK/res/<dir>.txt.
 #
-# The harness replaces MPI_Intercomm_create / _merge in MPICH's mtest.c by
-# stubs that give MPI_COMM_NULL (mbmpi has no inter-communicators), so the
-# tests that loop over communicators skip those; tests that need
-# inter-communicators themselves fail (MPI_Comm_dup of MPI_COMM_NULL).
 # Known differences kept on purpose: MPICH's op* tests reduce MPI_CHAR and
 # apply logical ops to floats (MPICH extensions; MPI 3.1 5.9.2 and Open MPI
 # refuse them); init/exitst*, init/timeout test mpiexec's own exit codes.
@@ -51,7 +47,7 @@ fi
 T=$(echo "$WORK"/src/mpich-*/test/mpi)
 [ -d "$T" ] || { echo "mpich_tests: no test/mpi in $WORK/src" >&2; exit 1; }
 
-# the configure-made header, and mtest.c without inter-communicators
+# the configure-made header, and MPICH's mtest.c
 cat >mpitestconf.h <<'EOF'
 #ifndef MPITESTCONF_H_INCLUDED
 #define MPITESTCONF_H_INCLUDED
@@ -81,13 +77,7 @@ cat >mpitestconf.h <<'EOF'
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE
 #endif
 EOF
-awk '
-    /#include "mpitest.h"/ && !done { print; print "#define MPI_Intercomm_create(a,b,c,d,e,f) (*(f) = MPI_COMM_NULL, 0)";
-        print "#define MPI_Intercomm_merge(a,b,c) (*(c) = MPI_COMM_NULL, 0)"; done = 1; next }
-    /Dup of the world using MPI_Intercomm_merge/ { skip = 1; print "merr = MPI_Comm_dup(MPI_COMM_WORLD, comm);";
-        print "intraCommName = \"Dup of WORLD\";"; print "}"; next }
-    skip && /break;/ { skip = 0 }
-    !skip { print }' "$T/util/mtest.c" >mtest_h.c
+cp "$T/util/mtest.c" mtest_h.c
 # MPICH's datatype pool library (dtpools) for the tests that loop over
 # many types (coll/allred, coll/reduce, pt2pt/sendself, ...): its
 # configure-made header, then an archive the tests link against

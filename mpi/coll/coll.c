@@ -292,6 +292,8 @@ int MPI_Barrier(MPI_Comm comm)
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_barrier(fn, c);
 
     if (c->size == 1)
         return MPI_SUCCESS;
@@ -314,6 +316,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_bcast(fn, buffer, count, datatype, root, c);
     rc = check_count_type_op(c, fn, count, datatype, root, 1, MPI_OP_NULL, 0);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -347,6 +351,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_reduce(fn, sendbuf, recvbuf, count, datatype, op, root, c);
     rc = check_count_type_op(c, fn, count, datatype, root, 1, op, 1);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -390,6 +396,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_allreduce(fn, sendbuf, recvbuf, count, datatype, op, c);
     rc = check_count_type_op(c, fn, count, datatype, 0, 0, op, 1);
     if (rc != MPI_SUCCESS)
         return rc;

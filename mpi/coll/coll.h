@@ -200,4 +200,22 @@ static inline int mpii_coll_fold_rank(int newrank, int rem)
     return newrank < rem ? newrank * 2 + 1 : newrank + rem;
 }
 
+/* mpi/coll/inter.c: the collectives on an inter-communicator c (checked
+ * there; errors through c's handler). */
+int mpii_inter_barrier(const char *fn, mpii_comm_t *c);
+int mpii_inter_bcast(const char *fn, void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *c);
+int mpii_inter_reduce(const char *fn, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, mpii_comm_t *c);
+int mpii_inter_allreduce(const char *fn, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         mpii_comm_t *c);
+int mpii_inter_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, int rcount, const int *counts,
+                              MPI_Datatype dt, MPI_Op op, mpii_comm_t *c);
+int mpii_inter_rooted(const char *fn, int gather, const void *sbuf, int scount, const int *scounts,
+                      const int *sdispls, MPI_Datatype st, void *rbuf, int rcount, const int *rcounts,
+                      const int *rdispls, MPI_Datatype rt, int root, mpii_comm_t *c);
+int mpii_inter_all(const char *fn, int all_to_all, const void *sbuf, int scount, const int *scounts,
+                   const int *sdispls, MPI_Datatype st, const MPI_Datatype *stypes, void *rbuf, int rcount,
+                   const int *rcounts, const int *rdispls, MPI_Datatype rt, const MPI_Datatype *rtypes,
+                   mpii_comm_t *c);
+
 #endif

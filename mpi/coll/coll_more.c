@@ -271,6 +271,9 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_rooted(fn, 0, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, NULL,
+                                 NULL, recvtype, root, c);
     rc = check_root(c, fn, root);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -310,6 +313,9 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_rooted(fn, 1, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, NULL,
+                                 NULL, recvtype, root, c);
     rc = check_root(c, fn, root);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -348,6 +354,9 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_rooted(fn, 0, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, NULL,
+                                 NULL, recvtype, root, c);
     rc = check_root(c, fn, root);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -383,6 +392,9 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_rooted(fn, 1, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, 0, recvcounts,
+                                 displs, recvtype, root, c);
     rc = check_root(c, fn, root);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -422,6 +434,9 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_all(fn, 0, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, recvcount, NULL,
+                              NULL, recvtype, NULL, c);
     if (sendbuf != MPI_IN_PLACE) {
         rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
         if (rc != MPI_SUCCESS)
@@ -454,6 +469,9 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_all(fn, 0, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts,
+                              displs, recvtype, NULL, c);
     if (sendbuf != MPI_IN_PLACE) {
         rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, sendcount, sendtype);
         if (rc != MPI_SUCCESS)
@@ -485,6 +503,9 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_all(fn, 1, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, recvcount, NULL,
+                              NULL, recvtype, NULL, c);
     if (sendbuf != MPI_IN_PLACE) {
         rc = mpii_coll_check_side(c, fn, "send", sendbuf, sendcount, (long long)sendcount * c->size, sendtype);
         if (rc != MPI_SUCCESS)
@@ -534,6 +555,9 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_all(fn, 1, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts,
+                              rdispls, recvtype, NULL, c);
     if (sendbuf != MPI_IN_PLACE) {
         rc = check_side_v(c, fn, "send", sendbuf, sendcounts, "sendcounts", sdispls, "sdispls", sendtype);
         if (rc != MPI_SUCCESS)
@@ -591,6 +615,9 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_all(fn, 1, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf,
+                              0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, c);
     if (recvbuf == MPI_IN_PLACE)
         return mpii_err(c, MPI_ERR_BUFFER, fn, "recvbuf is MPI_IN_PLACE where MPI does not allow it");
     if (sendbuf != MPI_IN_PLACE) {
@@ -658,6 +685,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_reduce_scatter(fn, sendbuf, recvbuf, recvcount, NULL, datatype, op, c);
     rc = check_count_type_op(c, fn, recvcount, datatype, op);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -684,6 +713,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter)
+        return mpii_inter_reduce_scatter(fn, sendbuf, recvbuf, 0, recvcounts, datatype, op, c);
     if (recvcounts == NULL)
         return mpii_err(c, MPI_ERR_ARG, fn, "recvcounts is NULL");
     for (int i = 0; i < c->size; i++) {
@@ -711,6 +742,8 @@ static int scan_common(const char *fn, int exclusive, const void *sendbuf, void 
     c = mpii_comm_get(comm);
     if (c == NULL)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+    if (c->is_inter) /* (MPI 4.0 6.11: intra-communicators only) */
+        return mpii_err(c, MPI_ERR_COMM, fn, "communicator %d is an inter-communicator", comm);
     rc = check_count_type_op(c, fn, count, datatype, op);
     if (rc != MPI_SUCCESS)
         return rc;
