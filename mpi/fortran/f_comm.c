@@ -81,6 +81,35 @@ void mpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
     *flag = mf_logical(f);
 }
 
+void mpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    int n = 0;
+    *ierr = MPI_Comm_remote_size(*comm, &n);
+    *size = n;
+}
+
+void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    MPI_Group g = MPI_GROUP_NULL;
+    *ierr = MPI_Comm_remote_group(*comm, &g);
+    *group = g;
+}
+
+void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm,
+                           MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    *ierr = MPI_Intercomm_create(*local_comm, *local_leader, *peer_comm, *remote_leader, *tag, &c);
+    *newintercomm = c;
+}
+
+void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    *ierr = MPI_Intercomm_merge(*intercomm, *high != 0, &c);
+    *newintracomm = c;
+}
+
 void mpi_comm_set_name_(MPI_Fint *comm, const char *name, MPI_Fint *ierr, size_t name_len)
 {
     char *s = mf_cstring(name, name_len);
