@@ -104,13 +104,14 @@ ar rcs libdtp.a dtp_*.o
 mkdir -p bin res
 pass_all=0 fail_all=0 cfail_all=0
 for d in $DIRS; do
-    out=res/$d.txt
+    dn=${d//\//_} # (a nested directory, e.g. errors/coll)
+    out=res/$dn.txt
     : >"$out"
     cat "$T/$d/testlist.in" "$T/$d/testlist" 2>/dev/null | grep -v '^#' | grep -v '^@' | grep -v '^ *$' |
         while read -r name np rest; do
             [ -f "$T/$d/$name.c" ] || continue
             args=$(echo "$rest" | grep -o 'arg=[^ ]*' | sed 's/arg=//' | tr '\n' ' ')
-            exe=bin/${d}_$name
+            exe=bin/${dn}_$name
             # (re)built when older than the library: it is linked statically
             if ! [ "$exe" -nt "$top/lib/libmpi.a" ] &&
                 ! $CC -o "$exe" "$T/$d/$name.c" mtest_h.o mtest_common.o mtest_single.o libdtp.a -lm >"$exe.cerr" 2>&1; then

@@ -800,6 +800,8 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
         return mpii_err(NULL, MPI_ERR_BUFFER, fn, "inbuf is NULL with count %d", count);
     if (buf_is_bad(inoutbuf, count, dtp))
         return mpii_err(NULL, MPI_ERR_BUFFER, fn, "inoutbuf is NULL with count %d", count);
+    if (inbuf == inoutbuf && count > 0 && dtp->size > 0)
+        return mpii_err(NULL, MPI_ERR_BUFFER, fn, "inbuf and inoutbuf are the same buffer");
     mpii_op_apply(op, inbuf, inoutbuf, count, datatype);
     return MPI_SUCCESS;
 }

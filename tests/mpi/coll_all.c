@@ -941,6 +941,8 @@ static void error_tests(void)
     MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     EXPECT_CLASS(MPI_Reduce_local(ibuf, obuf, 1, MPI_INT, MPI_OP_NULL), MPI_ERR_OP);
     EXPECT_CLASS(MPI_Op_commutative(MPI_OP_NULL, &cls), MPI_ERR_OP);
+    /* the two buffers may not alias (MPICH's errors/coll/reduce_local) */
+    EXPECT_CLASS(MPI_Reduce_local(obuf, obuf, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
 #ifdef MBMPI_VERSION_STRING
     EXPECT_CLASS(MPI_Reduce_local(ibuf, obuf, -1, MPI_INT, MPI_SUM), MPI_ERR_COUNT);
 #endif
