@@ -97,6 +97,27 @@ void mpii_scratch_release(void)
     }
 }
 
+/* the bytes of elements [first, first + n) of a contiguous type at buf */
+static int contig_span(const void *buf, long long first, long long n, MPI_Datatype dt, uintptr_t *lo,
+                       uintptr_t *hi)
+{
+    const mpii_datatype_t *d = mpii_datatype_get(dt);
+    if (!d || !d->contig || d->size == 0 || n <= 0 || buf == MPI_IN_PLACE)
+        return 0;
+    *lo = (uintptr_t)buf + (uintptr_t)(d->true_lb + (MPI_Aint)first * d->extent);
+    *hi = *lo + (uintptr_t)((MPI_Aint)n * d->extent);
+    return 1;
+}
+
+int mpii_coll_bufs_overlap(const void *sbuf, long long sfirst, long long sn, MPI_Datatype st,
+                           const void *rbuf, long long rfirst, long long rn, MPI_Datatype rt)
+{
+    uintptr_t slo, shi, rlo, rhi;
+    if (!contig_span(sbuf, sfirst, sn, st, &slo, &shi) || !contig_span(rbuf, rfirst, rn, rt, &rlo, &rhi))
+        return 0;
+    return slo < rhi && rlo < shi;
+}
+
 int mpii_coll_tmp_alloc(int count, const mpii_datatype_t *dt, void **buf_p, void **base_p)
 {
     /* bytes touched by `count` elements span [lo, hi) relative to the buffer

@@ -145,6 +145,11 @@ static inline void mpii_coll_reqs_free(MPI_Request *reqs, MPI_Request *stack)
 }
 
 int mpii_coll_tmp_alloc(int count, const mpii_datatype_t *dt, void **buf_p, void **base_p);
+/* Whether send elements [sfirst, sfirst + sn) of st at sbuf and receive
+ * elements [rfirst, rfirst + rn) of rt at rbuf share a byte, both types
+ * contiguous (with holes, interleaved buffers may be legal: 0). */
+int mpii_coll_bufs_overlap(const void *sbuf, long long sfirst, long long sn, MPI_Datatype st,
+                           const void *rbuf, long long rfirst, long long rn, MPI_Datatype rt);
 
 /* Scratch memory of the collectives: a few blocks are kept between calls
  * (up to MPII_SCRATCH_KEEP bytes each), so a collective that needs a

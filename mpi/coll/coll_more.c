@@ -445,7 +445,9 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * c->size, recvtype);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0)
+    if ((sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0) ||
+        mpii_coll_bufs_overlap(sendbuf, 0, sendcount, sendtype, recvbuf, 0, (long long)recvcount * c->size,
+                               recvtype))
         return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
 
     bytes = side_bytes(recvcount, recvtype);
@@ -482,6 +484,10 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return rc;
     if (sendbuf == recvbuf && side_bytes(sendcount, sendtype) > 0)
         return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
+    for (int i = 0; i < c->size; i++)
+        if (mpii_coll_bufs_overlap(sendbuf, 0, sendcount, sendtype, recvbuf, displs[i], recvcounts[i],
+                                   recvtype))
+            return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
 
     algo = pick(MPII_COLL_ALLGATHERV, c, avg_bytes(recvcounts, c->size, recvtype));
     rc = allgatherv_algos[algo](sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, c);
@@ -514,7 +520,9 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     rc = mpii_coll_check_side(c, fn, "recv", recvbuf, recvcount, (long long)recvcount * c->size, recvtype);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0)
+    if ((sendbuf == recvbuf && side_bytes(recvcount, recvtype) > 0) ||
+        mpii_coll_bufs_overlap(sendbuf, 0, (long long)sendcount * c->size, sendtype, recvbuf, 0,
+                               (long long)recvcount * c->size, recvtype))
         return mpii_err(c, MPI_ERR_BUFFER, fn, "sendbuf and recvbuf alias (use MPI_IN_PLACE)");
 
     bytes = side_bytes(recvcount, recvtype);
