@@ -395,6 +395,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     c = mpii_comm_get(comm);
     if (!c)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_split_type", "invalid communicator");
+    if (c->is_inter)
+        return mpii_err(c, MPI_ERR_COMM, "MPI_Comm_split_type", "an inter-communicator (MPI 4.0 7.4.2)");
     if (!newcomm)
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm is NULL");
     /* Each rank may give its own split_type (MPI_UNDEFINED on some only,

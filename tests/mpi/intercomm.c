@@ -13,8 +13,8 @@
  *   4. MPI_Comm_dup, MPI_Comm_split (by parity) and MPI_Comm_create
  *      (without local rank 0) of it work as inter-communicators;
  *      MPI_Intercomm_merge orders the groups by `high`.
- *   5. Errors: MPI_Cart_create and MPI_Scan on it (MPI_ERR_COMM), a root
- *      outside the remote group (MPI_ERR_ROOT).
+ *   5. Errors: MPI_Cart_create, MPI_Comm_split_type and MPI_Scan on it
+ *      (MPI_ERR_COMM), a root outside the remote group (MPI_ERR_ROOT).
  * Needs 2 ranks or more. Prints "intercomm: ok"; a failed check aborts.
  */
 #include <mpi.h>
@@ -221,6 +221,8 @@ int main(int argc, char **argv)
         CHECK(MPI_Cart_create(ic, 1, &d, &per, 0, &bad) == MPI_ERR_COMM && bad == MPI_COMM_NULL,
               "MPI_Cart_create of an inter-communicator");
         CHECK(MPI_Scan(&v, &n, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM, "MPI_Scan on an inter-communicator");
+        CHECK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &bad) == MPI_ERR_COMM,
+              "MPI_Comm_split_type of an inter-communicator");
         CHECK(MPI_Bcast(&v, 1, MPI_INT, rn, ic) == MPI_ERR_ROOT, "MPI_Bcast to root %d of %d", rn, rn);
     }
     exercise(ic, lw, rw, "Intercomm_create");
