@@ -3,6 +3,7 @@
  * another name, for tools that define their own MPI_X. */
 #ifndef MBMPI_PMPI_H
 #define MBMPI_PMPI_H
+/* clang-format off */
 int PMPI_Init(int *argc, char ***argv);
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 int PMPI_Query_thread(int *provided);
@@ -421,4 +422,5 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
 int PMPI_Add_error_class(int *errorclass);
 int PMPI_Add_error_code(int errorclass, int *errorcode);
 int PMPI_Add_error_string(int errorcode, const char *string);
+/* clang-format on */
 #endif
