@@ -115,23 +115,28 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
         return mpii_err(lc, MPI_ERR_RANK, fn, "invalid local leader %d (local communicator has %d ranks)",
                         local_leader, lc->size);
     leader = lc->rank == local_leader;
+    *newintercomm = MPI_COMM_NULL;
+
+    /* peer_comm, remote_leader and tag are significant at the leader only;
+     * its verdict goes to the whole group (rsize = -16 - class), so nobody
+     * waits for a leader that gave up */
+    int bad = MPI_SUCCESS;
     if (leader) {
-        /* peer_comm, remote_leader and tag are significant at the leader only */
         pc = mpii_comm_get(peer_comm);
         if (!pc)
-            return mpii_err(lc, MPI_ERR_COMM, fn, "invalid peer communicator %d", peer_comm);
-        if (remote_leader < 0 || remote_leader >= pc->peer_size)
-            return mpii_err(lc, MPI_ERR_RANK, fn, "invalid remote leader %d (peer communicator has %d ranks)",
-                            remote_leader, pc->peer_size);
-        if (tag < 0 || tag > MPI_TAG_UB_VALUE)
-            return mpii_err(lc, MPI_ERR_TAG, fn, "invalid tag %d", tag);
+            bad = MPI_ERR_COMM;
+        else if (remote_leader < 0 || remote_leader >= pc->peer_size)
+            bad = MPI_ERR_RANK;
+        else if (tag < 0 || tag > MPI_TAG_UB_VALUE)
+            bad = MPI_ERR_TAG;
     }
-    *newintercomm = MPI_COMM_NULL;
 
     /* the leaders swap their groups; a group that overlaps the other makes
      * the leaders broadcast -1 and everybody fails */
     inter_reduce_t x = {lc, local_leader, pc, remote_leader, tag, 0};
-    if (leader) {
+    if (leader && bad != MPI_SUCCESS) {
+        rsize = -16 - bad;
+    } else if (leader) {
         rc = leaders_sendrecv(&x, &lc->size, 1, &rsize, 1);
         if (rc == MPI_SUCCESS && rsize > 0) {
             rranks = malloc((size_t)rsize * sizeof(int));
@@ -145,6 +150,18 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
                     rsize = -1;
     }
     rc = MPI_Bcast(&rsize, 1, MPI_INT, local_leader, local_comm);
+    if (rc == MPI_SUCCESS && rsize <= -16) {
+        free(rranks);
+        if (bad == MPI_ERR_COMM)
+            return mpii_err(lc, bad, fn, "invalid peer communicator %d", peer_comm);
+        if (bad == MPI_ERR_RANK)
+            return mpii_err(lc, bad, fn, "invalid remote leader %d (peer communicator has %d ranks)",
+                            remote_leader, pc->peer_size);
+        if (bad == MPI_ERR_TAG)
+            return mpii_err(lc, bad, fn, "invalid tag %d", tag);
+        return mpii_err(lc, -16 - rsize, fn, "the local leader (rank %d) was given invalid arguments",
+                        local_leader);
+    }
     if (rc == MPI_SUCCESS && rsize <= 0) {
         free(rranks);
         return mpii_err(lc, rsize == -1 ? MPI_ERR_COMM : MPI_ERR_OTHER, fn, "%s",

@@ -14,7 +14,8 @@
  *      (without local rank 0) of it work as inter-communicators;
  *      MPI_Intercomm_merge orders the groups by `high`.
  *   5. Errors: MPI_Cart_create, MPI_Comm_split_type and MPI_Scan on it
- *      (MPI_ERR_COMM), a root outside the remote group (MPI_ERR_ROOT).
+ *      (MPI_ERR_COMM), a root outside the remote group (MPI_ERR_ROOT), a
+ *      remote leader out of range (MPI_ERR_RANK at every member).
  * Needs 2 ranks or more. Prints "intercomm: ok"; a failed check aborts.
  */
 #include <mpi.h>
@@ -224,6 +225,11 @@ int main(int argc, char **argv)
         CHECK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &bad) == MPI_ERR_COMM,
               "MPI_Comm_split_type of an inter-communicator");
         CHECK(MPI_Bcast(&v, 1, MPI_INT, rn, ic) == MPI_ERR_ROOT, "MPI_Bcast to root %d of %d", rn, rn);
+        /* a remote leader out of range, significant at the leaders only:
+         * every member fails with the leader's class, none waits */
+        CHECK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, wsize, 98, &bad) == MPI_ERR_RANK &&
+                  bad == MPI_COMM_NULL,
+              "MPI_Intercomm_create with remote leader %d", wsize);
     }
     exercise(ic, lw, rw, "Intercomm_create");
 
