@@ -83,15 +83,6 @@ int mpii_group_from_ranks(int n, const int *world_ranks, MPI_Group *out)
     return group_new(n, r, out);
 }
 
-const int *mpii_group_ranks(MPI_Group h, int *n)
-{
-    group_t *g = group_get(h);
-    if (!g)
-        return NULL;
-    *n = g->size;
-    return g->ranks;
-}
-
 /* Size of MPI_COMM_WORLD (world ranks are 0 .. world_size() - 1). */
 static int world_size(void)
 {

@@ -151,10 +151,8 @@ typedef struct split_ent {
     int rank;
 } split_ent_t;
 int mpii_split_cmp(const void *a, const void *b);
-/* mpi/group.c: a group of the given world ranks (copied); the world ranks
- * of a valid group (NULL otherwise) */
+/* mpi/group.c: a group of the given world ranks (copied) */
 int mpii_group_from_ranks(int n, const int *world_ranks, MPI_Group *out);
-const int *mpii_group_ranks(MPI_Group g, int *n);
 /* mpi/topo_graph.c: copy the topology of src onto dst (MPI_Comm_dup), free
  * it (the communicator goes). mpii_topo_dup returns an MPI error class. */
 int mpii_topo_dup(mpii_comm_t *dst, const mpii_comm_t *src);
