@@ -43,6 +43,44 @@ static const char *const class_strings[] = {
     [MPI_ERR_KEYVAL] = "MPI_ERR_KEYVAL: invalid attribute keyval",
     [MPI_ERR_NOT_SAME] = "MPI_ERR_NOT_SAME: collective argument not identical on all processes",
     [MPI_ERR_UNSUPPORTED_OPERATION] = "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported",
+    [MPI_ERR_BASE] = "MPI_ERR_BASE: invalid base",
+    [MPI_ERR_INFO_KEY] = "MPI_ERR_INFO_KEY: invalid info key (too long or empty)",
+    [MPI_ERR_INFO_VALUE] = "MPI_ERR_INFO_VALUE: invalid info value (too long)",
+    [MPI_ERR_INFO_NOKEY] = "MPI_ERR_INFO_NOKEY: info key not defined in the info object",
+    [MPI_ERR_SPAWN] = "MPI_ERR_SPAWN: error spawning processes",
+    [MPI_ERR_PORT] = "MPI_ERR_PORT: invalid port name",
+    [MPI_ERR_SERVICE] = "MPI_ERR_SERVICE: invalid service name",
+    [MPI_ERR_NAME] = "MPI_ERR_NAME: invalid service name (not published)",
+    [MPI_ERR_WIN] = "MPI_ERR_WIN: invalid window",
+    [MPI_ERR_SIZE] = "MPI_ERR_SIZE: invalid size argument",
+    [MPI_ERR_DISP] = "MPI_ERR_DISP: invalid displacement argument",
+    [MPI_ERR_LOCKTYPE] = "MPI_ERR_LOCKTYPE: invalid lock type",
+    [MPI_ERR_ASSERT] = "MPI_ERR_ASSERT: invalid assert argument",
+    [MPI_ERR_RMA_CONFLICT] = "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+    [MPI_ERR_RMA_SYNC] = "MPI_ERR_RMA_SYNC: wrong synchronization of RMA calls",
+    [MPI_ERR_RMA_RANGE] = "MPI_ERR_RMA_RANGE: target memory is not part of the window",
+    [MPI_ERR_RMA_ATTACH] = "MPI_ERR_RMA_ATTACH: memory cannot be attached",
+    [MPI_ERR_RMA_SHARED] = "MPI_ERR_RMA_SHARED: memory cannot be shared",
+    [MPI_ERR_RMA_FLAVOR] = "MPI_ERR_RMA_FLAVOR: passed window has the wrong flavor for the call",
+    [MPI_ERR_FILE] = "MPI_ERR_FILE: invalid file handle",
+    [MPI_ERR_AMODE] = "MPI_ERR_AMODE: error related to the amode passed to MPI_File_open",
+    [MPI_ERR_UNSUPPORTED_DATAREP] = "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+    [MPI_ERR_NO_SUCH_FILE] = "MPI_ERR_NO_SUCH_FILE: file does not exist",
+    [MPI_ERR_FILE_EXISTS] = "MPI_ERR_FILE_EXISTS: file exists",
+    [MPI_ERR_BAD_FILE] = "MPI_ERR_BAD_FILE: invalid file name",
+    [MPI_ERR_ACCESS] = "MPI_ERR_ACCESS: permission denied",
+    [MPI_ERR_NO_SPACE] = "MPI_ERR_NO_SPACE: not enough space",
+    [MPI_ERR_QUOTA] = "MPI_ERR_QUOTA: quota exceeded",
+    [MPI_ERR_READ_ONLY] = "MPI_ERR_READ_ONLY: read-only file or file system",
+    [MPI_ERR_FILE_IN_USE] = "MPI_ERR_FILE_IN_USE: file operation could not be completed, the file is in use",
+    [MPI_ERR_DUP_DATAREP] =
+        "MPI_ERR_DUP_DATAREP: conversion functions already registered for this data representation",
+    [MPI_ERR_CONVERSION] =
+        "MPI_ERR_CONVERSION: an error occurred in a user-supplied data conversion function",
+    [MPI_ERR_IO] = "MPI_ERR_IO: other I/O error",
+    [MPI_ERR_SESSION] = "MPI_ERR_SESSION: invalid session handle",
+    [MPI_ERR_PROC_ABORTED] = "MPI_ERR_PROC_ABORTED: operation failed because a peer process has aborted",
+    [MPI_ERR_VALUE_TOO_LARGE] = "MPI_ERR_VALUE_TOO_LARGE: value too large to store",
     [MPI_ERR_LASTCODE] = "MPI_ERR_LASTCODE: last error code",
 };
 
@@ -50,8 +88,8 @@ static const char *const class_strings[] = {
 
 /* User error classes and codes: code MPI_ERR_LASTCODE + 1 + i is user[i]. */
 typedef struct user_code {
-    int errclass;            /* itself for a class */
-    char *string;            /* MPI_Add_error_string, NULL: none yet */
+    int errclass; /* itself for a class */
+    char *string; /* MPI_Add_error_string, NULL: none yet */
 } user_code_t;
 
 static user_code_t *user;

@@ -107,7 +107,7 @@ static int info_check(const char *fn, MPI_Info info, const char *key)
     if (!info_get(info))
         return mpii_err(NULL, MPI_ERR_INFO, fn, "invalid info object %d", info);
     if (key && (!*key || strlen(key) > MPI_MAX_INFO_KEY))
-        return mpii_err(NULL, MPI_ERR_INFO, fn, "invalid info key");
+        return mpii_err(NULL, MPI_ERR_INFO_KEY, fn, "info key is empty or longer than MPI_MAX_INFO_KEY");
     return MPI_SUCCESS;
 }
 
@@ -120,7 +120,8 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!value || strlen(value) > MPI_MAX_INFO_VAL)
-        return mpii_err(NULL, MPI_ERR_INFO, "MPI_Info_set", "invalid info value");
+        return mpii_err(NULL, MPI_ERR_INFO_VALUE, "MPI_Info_set",
+                        "info value is NULL or longer than MPI_MAX_INFO_VAL");
     v = strdup(value);
     if (!v)
         return mpii_err(NULL, MPI_ERR_NO_MEM, "MPI_Info_set", "out of memory");
@@ -278,7 +279,7 @@ int MPI_Info_delete(MPI_Info info, const char *key)
             free(kv);
             return MPI_SUCCESS;
         }
-    return mpii_err(NULL, MPI_ERR_INFO, "MPI_Info_delete", "key \"%s\" not set", key);
+    return mpii_err(NULL, MPI_ERR_INFO_NOKEY, "MPI_Info_delete", "key \"%s\" not set", key);
 }
 
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)

@@ -127,6 +127,44 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *errcode, ...);
 #define MPI_ERR_KEYVAL 23
 #define MPI_ERR_NOT_SAME 24
 #define MPI_ERR_UNSUPPORTED_OPERATION 25
+/* the classes of MPI 4.0 table 9.1 whose calls mbmpi lacks (one-sided,
+ * I/O, dynamic processes, sessions): defined for programs that name them */
+#define MPI_ERR_BASE 26
+#define MPI_ERR_INFO_KEY 27
+#define MPI_ERR_INFO_VALUE 28
+#define MPI_ERR_INFO_NOKEY 29
+#define MPI_ERR_SPAWN 30
+#define MPI_ERR_PORT 31
+#define MPI_ERR_SERVICE 32
+#define MPI_ERR_NAME 33
+#define MPI_ERR_WIN 34
+#define MPI_ERR_SIZE 35
+#define MPI_ERR_DISP 36
+#define MPI_ERR_LOCKTYPE 37
+#define MPI_ERR_ASSERT 38
+#define MPI_ERR_RMA_CONFLICT 39
+#define MPI_ERR_RMA_SYNC 40
+#define MPI_ERR_RMA_RANGE 41
+#define MPI_ERR_RMA_ATTACH 42
+#define MPI_ERR_RMA_SHARED 43
+#define MPI_ERR_RMA_FLAVOR 44
+#define MPI_ERR_FILE 45
+#define MPI_ERR_AMODE 46
+#define MPI_ERR_UNSUPPORTED_DATAREP 47
+#define MPI_ERR_NO_SUCH_FILE 48
+#define MPI_ERR_FILE_EXISTS 49
+#define MPI_ERR_BAD_FILE 50
+#define MPI_ERR_ACCESS 51
+#define MPI_ERR_NO_SPACE 52
+#define MPI_ERR_QUOTA 53
+#define MPI_ERR_READ_ONLY 54
+#define MPI_ERR_FILE_IN_USE 55
+#define MPI_ERR_DUP_DATAREP 56
+#define MPI_ERR_CONVERSION 57
+#define MPI_ERR_IO 58
+#define MPI_ERR_SESSION 59
+#define MPI_ERR_PROC_ABORTED 60
+#define MPI_ERR_VALUE_TOO_LARGE 61
 #define MPI_ERR_LASTCODE 63
 
 /* ---- datatypes (predefined handles are small fixed numbers) ---- */

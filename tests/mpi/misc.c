@@ -91,6 +91,29 @@ int main(int argc, char **argv)
         CHECK(flag && !strcmp(v, want), "MPI_INFO_ENV maxprocs '%s'", flag ? v : "(none)");
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         CHECK(MPI_Info_free(&env) != MPI_SUCCESS, "MPI_Info_free(MPI_INFO_ENV) succeeded");
+        /* the info classes of MPI 4.0 10.1: a key or value too long, a
+         * missing key to delete */
+        {
+            static char longkey[MPI_MAX_INFO_KEY + 2], longval[MPI_MAX_INFO_VAL + 2];
+            char msg[MPI_MAX_ERROR_STRING];
+            int cls, len;
+            MPI_Info inf;
+            memset(longkey, 'k', sizeof longkey - 1);
+            memset(longval, 'v', sizeof longval - 1);
+            MPI_Info_create(&inf);
+            MPI_Error_class(MPI_Info_set(inf, longkey, "v"), &cls);
+            CHECK(cls == MPI_ERR_INFO_KEY, "Info_set with a long key: class %d", cls);
+            MPI_Error_class(MPI_Info_set(inf, "k", longval), &cls);
+            CHECK(cls == MPI_ERR_INFO_VALUE, "Info_set with a long value: class %d", cls);
+            MPI_Error_class(MPI_Info_delete(inf, "absent"), &cls);
+            CHECK(cls == MPI_ERR_INFO_NOKEY, "Info_delete of a missing key: class %d", cls);
+            MPI_Error_string(MPI_ERR_INFO_NOKEY, msg, &len);
+            CHECK(strstr(msg, "MPI_ERR_INFO_NOKEY") != NULL, "string of MPI_ERR_INFO_NOKEY: '%s'", msg);
+            MPI_Error_class(MPI_ERR_RMA_SYNC, &cls);
+            CHECK(cls == MPI_ERR_RMA_SYNC, "MPI_ERR_RMA_SYNC is not a class: %d", cls);
+            CHECK(MPI_ERR_VALUE_TOO_LARGE <= MPI_ERR_LASTCODE, "classes above MPI_ERR_LASTCODE");
+            MPI_Info_free(&inf);
+        }
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
     /* one host: everyone in one node communicator, ordered by key */
