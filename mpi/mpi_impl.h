@@ -162,6 +162,8 @@ void mpii_topo_free(mpii_comm_t *c);
 /* Destroy a communicator whose MPI_Comm_free waited for its pending
  * requests (free_deferred), once the last one is released. */
 void mpii_comm_destroy_deferred(mpii_comm_t *c);
+/* mpi/p2p.c: wait until no request on c is in flight (MPI_Comm_disconnect). */
+void mpii_comm_drain(mpii_comm_t *c);
 /* A request (or pending operation) stops using c. */
 static inline void mpii_comm_unref(mpii_comm_t *c)
 {

@@ -124,6 +124,26 @@ static void req_release(mpii_request_t *r)
     }
 }
 
+/* MPI_Comm_disconnect: wait until no request on c is in flight. Requests
+ * stay the user's (MPI_Wait or MPI_Request_free still complete them);
+ * generalized requests are the program's to complete and are not waited
+ * for. */
+void mpii_comm_drain(mpii_comm_t *c)
+{
+    for (;;) {
+        mpii_request_t *left = NULL;
+        for (int i = 1; i < nreqtab && !left; i++) {
+            mpii_request_t *r = reqtab[i];
+            if (r && r->handle > 0 && r->active && !r->pr.done && r->kind != MPII_REQ_GREQ &&
+                (r->comm == c || r->ref_comm == c))
+                left = r;
+        }
+        if (!left)
+            return;
+        mpii_progress_wait(&left->pr.done);
+    }
+}
+
 void mpii_requests_finalize(void)
 {
     int i;
