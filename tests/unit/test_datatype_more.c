@@ -840,7 +840,7 @@ static void test_names(void **state)
         {MPI_UINT16_T, "MPI_UINT16_T"},
         {MPI_UINT32_T, "MPI_UINT32_T"},
         {MPI_UINT64_T, "MPI_UINT64_T"},
-        {MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX"},
+        {MPI_C_COMPLEX, "MPI_C_COMPLEX"}, /* the same handle as MPI_C_FLOAT_COMPLEX */
         {MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX"},
         {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX"},
         {MPI_AINT, "MPI_AINT"},
