@@ -99,6 +99,7 @@ static void set_basic(MPI_Datatype h, size_t size, size_t align)
     t->pub.blocks = predef_blocks[h];
     predef_blocks[h][0].disp = 0;
     predef_blocks[h][0].len = size;
+    t->pub.blen = size;
     t->lb_kind = t->ub_kind = BK_DATA;
     t->align = align;
     t->nruns = 1;
@@ -125,6 +126,7 @@ static void set_pair(MPI_Datatype h, size_t vsize, size_t ioff, size_t isize, si
         t->pub.nblocks = 2;
     }
     t->pub.contig = t->pub.nblocks == 1 && t->pub.extent == (MPI_Aint)t->pub.size;
+    t->pub.blen = t->pub.nblocks == 1 ? vsize + isize : vsize == isize ? vsize : 0;
     predef_runs[h][0].esize = vsize;
     if (vsize == isize) {
         predef_runs[h][0].n = 2;
@@ -421,6 +423,43 @@ static inline char *at(const void *buf, MPI_Aint off)
     return (char *)((uintptr_t)buf + (uintptr_t)off);
 }
 
+/* Blocks of one small length (vectors and indexed blocks of a basic type):
+ * a copy of constant size, which the compiler turns into a load and a store
+ * instead of a call to memcpy per block. MPI_Pack of 1000 doubles a stride
+ * apart took 2.4-4.1 us with a memcpy call per block. */
+#define DT_FIXED_LOOP(L, COPY)                                                                               \
+    for (size_t i = 0; i < count; i++) {                                                                     \
+        MPI_Aint base = (MPI_Aint)i * dt->extent;                                                            \
+        for (size_t b = 0; b < dt->nblocks; b++) {                                                           \
+            COPY(L);                                                                                         \
+        }                                                                                                    \
+    }
+#define DT_FIXED(COPY)                                                                                       \
+    switch (dt->blen) {                                                                                      \
+    case 1:                                                                                                  \
+        DT_FIXED_LOOP(1, COPY) return;                                                                       \
+    case 2:                                                                                                  \
+        DT_FIXED_LOOP(2, COPY) return;                                                                       \
+    case 4:                                                                                                  \
+        DT_FIXED_LOOP(4, COPY) return;                                                                       \
+    case 8:                                                                                                  \
+        DT_FIXED_LOOP(8, COPY) return;                                                                       \
+    case 16:                                                                                                 \
+        DT_FIXED_LOOP(16, COPY) return;                                                                      \
+    default:                                                                                                 \
+        break;                                                                                               \
+    }
+#define PACK_COPY(L)                                                                                         \
+    do {                                                                                                     \
+        memcpy(out, at(src, base + dt->blocks[b].disp), L);                                                  \
+        out += L;                                                                                            \
+    } while (0)
+#define UNPACK_COPY(L)                                                                                       \
+    do {                                                                                                     \
+        memcpy(at(dst, base + dt->blocks[b].disp), in, L);                                                   \
+        in += L;                                                                                             \
+    } while (0)
+
 void mpii_datatype_pack(const void *src, size_t count, const mpii_datatype_t *dt, void *dst)
 {
     char *out = dst;
@@ -430,6 +469,7 @@ void mpii_datatype_pack(const void *src, size_t count, const mpii_datatype_t *dt
         memcpy(out, at(src, dt->true_lb), count * dt->size);
         return;
     }
+    DT_FIXED(PACK_COPY)
     for (size_t i = 0; i < count; i++) {
         MPI_Aint base = (MPI_Aint)i * dt->extent;
         for (size_t b = 0; b < dt->nblocks; b++) {
@@ -453,6 +493,8 @@ void mpii_datatype_unpack(const void *src, size_t nbytes, void *dst, size_t coun
         memcpy(at(dst, dt->true_lb), in, left);
         return;
     }
+    if (left == count * dt->size)
+        DT_FIXED(UNPACK_COPY)
     for (size_t i = 0; left > 0; i++) {
         MPI_Aint base = (MPI_Aint)i * dt->extent;
         for (size_t b = 0; b < dt->nblocks && left > 0; b++) {
@@ -599,6 +641,10 @@ static void set_contig(dt_obj_t *t)
 {
     mpii_datatype_t *p = &t->pub;
     p->contig = p->nblocks == 1 && p->blocks[0].len == p->size && p->extent == (MPI_Aint)p->size;
+    p->blen = p->nblocks ? p->blocks[0].len : 0;
+    for (size_t j = 1; j < p->nblocks && p->blen; j++)
+        if (p->blocks[j].len != p->blen)
+            p->blen = 0;
 }
 
 /* Finish the type: bounds, padding (struct only), contig, basic. */

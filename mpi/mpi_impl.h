@@ -40,6 +40,7 @@ typedef struct mpii_datatype {
     MPI_Datatype basic;      /* basic type if every element has it (for reductions), else NULL */
     size_t basic_count;      /* number of basic elements in one element of this type */
     size_t nblocks;          /* flattened type map of one element */
+    size_t blen;             /* the length every block has, or 0 (lengths differ) */
     mpii_dtblock_t *blocks;
 } mpii_datatype_t;
 

@@ -587,6 +587,58 @@ static void test_pack_vector_roundtrip(void **state)
     MPI_Type_free(&t);
 }
 
+/* Blocks of one length take the fixed-size copy loops (lengths 1, 2, 4, 8,
+ * 16) or the general one (3, 24): every length packs and unpacks the same
+ * bytes as a byte-by-byte reference, count 3, with a partial unpack that
+ * must stop in the middle of a block. */
+static void test_pack_fixed_lengths(void **state)
+{
+    static const int lens[] = {1, 2, 3, 4, 8, 16, 24};
+    unsigned char src[3 * 5 * 2 * 24], packed[3 * 5 * 24], want[3 * 5 * 24], dst[sizeof src];
+    (void)state;
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (unsigned char)(i * 7 + 1);
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        int L = lens[k];
+        MPI_Datatype t;
+        mpii_datatype_t *p;
+        size_t n = 0, total = (size_t)3 * 5 * L;
+        /* 5 blocks of L bytes, 2 L apart; elements 9 L apart (the extent) */
+        assert_int_equal(MPI_Type_vector(5, L, 2 * L, MPI_BYTE, &t), MPI_SUCCESS);
+        MPI_Type_commit(&t);
+        p = mpii_datatype_get(t);
+        assert_int_equal(p->blen, (size_t)L);
+        for (int e = 0; e < 3; e++)
+            for (int b = 0; b < 5; b++)
+                for (int j = 0; j < L; j++)
+                    want[n++] = src[(size_t)e * p->extent + (size_t)b * 2 * L + j];
+        mpii_datatype_pack(src, 3, p, packed);
+        assert_memory_equal(packed, want, total);
+        memset(dst, 0, sizeof dst);
+        mpii_datatype_unpack(packed, total, dst, 3, p);
+        for (size_t i = 0; i < (size_t)3 * p->extent; i++)
+            assert_int_equal(dst[i], (i % p->extent / L) % 2 == 0 ? src[i] : 0);
+        /* partial: 1 element and half a block */
+        memset(dst, 0, sizeof dst);
+        n = (size_t)5 * L + (L + 1) / 2;
+        mpii_datatype_unpack(packed, n, dst, 3, p);
+        for (size_t i = 0, got = 0; i < (size_t)3 * p->extent; i++) {
+            int in_block = (i % p->extent / L) % 2 == 0;
+            assert_int_equal(dst[i], in_block && got < n ? src[i] : 0);
+            got += in_block;
+        }
+        MPI_Type_free(&t);
+    }
+    /* blocks of different lengths: no fixed length */
+    {
+        MPI_Datatype t;
+        int bl[2] = {1, 2}, disp[2] = {0, 4};
+        MPI_Type_indexed(2, bl, disp, MPI_INT, &t);
+        assert_int_equal(mpii_datatype_get(t)->blen, 0);
+        MPI_Type_free(&t);
+    }
+}
+
 static void test_pack_negative_stride(void **state)
 {
     MPI_Datatype t;
@@ -832,6 +884,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commit_free, setup, teardown),
         cmocka_unit_test_setup_teardown(test_constructor_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pack_vector_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pack_fixed_lengths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pack_negative_stride, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pack_struct_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mpi_pack_unpack, setup, teardown),
