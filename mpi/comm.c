@@ -433,10 +433,22 @@ void mpii_comm_destroy_deferred(mpii_comm_t *c)
     comm_destroy(c);
 }
 
+/* The same ranks, in any order (both lists of n distinct ranks). */
+static int same_members(const int *x, const int *y, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int j = 0; j < n && !found; j++)
+            found = x[i] == y[j];
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     mpii_comm_t *a, *b;
-    int i, j, found;
 
     MPII_CHECK_INIT("MPI_Comm_compare");
     a = mpii_comm_get(comm1);
@@ -449,33 +461,20 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    if (a->size != b->size || a->is_inter != b->is_inter) {
+    /* MPI 4.0 7.4.1: congruent when the groups (an inter-communicator's
+     * local and remote groups) are identical, similar when they have the
+     * same members in another order */
+    if (a->size != b->size || a->is_inter != b->is_inter || (a->is_inter && a->peer_size != b->peer_size)) {
         *result = MPI_UNEQUAL;
-        return MPI_SUCCESS;
-    }
-    if (a->is_inter) {
-        /* both groups in the same order: congruent; else unequal (MPI
-         * 4.0 7.4.1 allows similar only for groups' members in another
-         * order, taken here as unequal for inter-communicators) */
-        int same = a->peer_size == b->peer_size &&
-                   !memcmp(a->world_ranks, b->world_ranks, (size_t)a->size * sizeof(int)) &&
-                   !memcmp(a->peer_ranks, b->peer_ranks, (size_t)a->peer_size * sizeof(int));
-        *result = same ? MPI_CONGRUENT : MPI_UNEQUAL;
-        return MPI_SUCCESS;
-    }
-    if (!memcmp(a->world_ranks, b->world_ranks, (size_t)a->size * sizeof(int))) {
+    } else if (!memcmp(a->world_ranks, b->world_ranks, (size_t)a->size * sizeof(int)) &&
+               (!a->is_inter || !memcmp(a->peer_ranks, b->peer_ranks, (size_t)a->peer_size * sizeof(int)))) {
         *result = MPI_CONGRUENT;
-        return MPI_SUCCESS;
+    } else if (same_members(a->world_ranks, b->world_ranks, a->size) &&
+               (!a->is_inter || same_members(a->peer_ranks, b->peer_ranks, a->peer_size))) {
+        *result = MPI_SIMILAR;
+    } else {
+        *result = MPI_UNEQUAL;
     }
-    for (i = 0; i < a->size; i++) {
-        for (found = 0, j = 0; j < b->size && !found; j++)
-            found = a->world_ranks[i] == b->world_ranks[j];
-        if (!found) {
-            *result = MPI_UNEQUAL;
-            return MPI_SUCCESS;
-        }
-    }
-    *result = MPI_SIMILAR;
     return MPI_SUCCESS;
 }
 

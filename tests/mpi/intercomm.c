@@ -236,6 +236,22 @@ int main(int argc, char **argv)
     /* 4. dup, split, create, merge */
     MPI_Comm_dup(ic, &dup);
     exercise(dup, lw, rw, "dup");
+    {
+        /* MPI_Comm_compare: a dup is congruent, the same groups in reverse
+         * order (split with one color, keys reversed) similar */
+        MPI_Comm rev;
+        int res = -1;
+        MPI_Comm_compare(ic, ic, &res);
+        CHECK(res == MPI_IDENT, "compare(ic, ic) = %d", res);
+        MPI_Comm_compare(ic, dup, &res);
+        CHECK(res == MPI_CONGRUENT, "compare(ic, dup) = %d", res);
+        MPI_Comm_compare(ic, half, &res);
+        CHECK(res == MPI_UNEQUAL, "compare(ic, local group's intra-communicator) = %d", res);
+        MPI_Comm_split(ic, 0, wsize - wrank, &rev);
+        MPI_Comm_compare(ic, rev, &res);
+        CHECK(res == (ln > 1 || rn > 1 ? MPI_SIMILAR : MPI_CONGRUENT), "compare(ic, reversed) = %d", res);
+        MPI_Comm_free(&rev);
+    }
     MPI_Comm_free(&dup);
 
     int sl[64], sr[64], nl = 0, nr = 0, par = wrank % 2;
