@@ -1781,6 +1781,41 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 /* ------------------------------------------------------------------ */
 /* MPI_Pack / MPI_Unpack (the packed format is the raw bytes in type-map order) */
 
+/* The type signature (MPI_Pack_external): a homogeneous type is its basic
+ * type times basic_count; a struct walks its entries in order; any other
+ * constructor repeats its one old type size / old size times. */
+static int sig_walk(const dt_obj_t *t, size_t count, mpii_sig_fn fn, void *arg)
+{
+    if (count == 0 || t->pub.size == 0)
+        return 0;
+    if (t->pub.basic != MPI_DATATYPE_NULL)
+        return fn(arg, t->pub.basic, count * t->pub.basic_count);
+    if (t->nd == 0) /* a predefined type with no basic: cannot be described */
+        return -1;
+    for (size_t k = 0; k < count; k++) {
+        if (t->combiner == MPI_COMBINER_STRUCT) {
+            for (int i = 0; i < t->nd; i++) {
+                const dt_obj_t *o = t->dts[i].obj ? t->dts[i].obj : lookup(t->dts[i].named);
+                int rc = o ? sig_walk(o, (size_t)t->ints[1 + i], fn, arg) : -1;
+                if (rc)
+                    return rc;
+            }
+        } else {
+            const dt_obj_t *o = t->dts[0].obj ? t->dts[0].obj : lookup(t->dts[0].named);
+            int rc = o && o->pub.size ? sig_walk(o, t->pub.size / o->pub.size, fn, arg) : -1;
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int mpii_datatype_signature(MPI_Datatype dt, size_t count, mpii_sig_fn fn, void *arg)
+{
+    const dt_obj_t *t = lookup(dt);
+    return t ? sig_walk(t, count, fn, arg) : -1;
+}
+
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
              int *position, MPI_Comm comm)
 {

@@ -64,6 +64,13 @@ void mpii_datatype_pack(const void *src, size_t count, const mpii_datatype_t *dt
 void mpii_datatype_unpack(const void *src, size_t nbytes, void *dst, size_t count,
                           const mpii_datatype_t *dt);
 
+/* The type signature of count elements of dt in type-map order: fn(arg,
+ * basic, n) for each run of n elements of a basic (predefined) type, pair
+ * types (MPI_2INT, ...) as themselves. Stops at, and returns, the first
+ * non-zero fn returns; -1 for a type it cannot describe. */
+typedef int (*mpii_sig_fn)(void *arg, MPI_Datatype basic, size_t n);
+int mpii_datatype_signature(MPI_Datatype dt, size_t count, mpii_sig_fn fn, void *arg);
+
 /* ------------------------------------------------------------------ */
 /* reduction ops (mpi/op.c)                                            */
 
