@@ -6,6 +6,10 @@
 #
 # usage: scripts/mpich_tests.sh [DIR...]   (default: pt2pt coll comm group
 #        datatype attr init errhan topo info)
+#   Fortran directories (f77/pt2pt, f90/coll ...) are built with bin/mpifort
+#   and MPICH's util/mtest_f77.f or mtest_f90.f90; a test's sources are its
+#   NAME_SOURCES line in the directory's Makefile.am, else NAME.f / NAME.f90
+#   (a C-only program, NAME.c, is built as the C tests are).
 # Environment: MPICH_TESTS_WORK (/tmp/mbmpi-mpich-tests), MPICH_TESTS_PROVIDER
 #   (mbshm), MPICH_TESTS_TIMEOUT (30 s per test).
 #
@@ -103,6 +107,69 @@ for f in "$T"/dtpools/src/*.c "$T/util/dtypes.c"; do
     $CC -c "$f" -o "dtp_$(basename "${f%.c}").o" || { echo "mpich_tests: $f does not build" >&2; exit 1; }
 done
 ar rcs libdtp.a dtp_*.o
+
+# Fortran: MPICH's Fortran test utilities, and the headers its configure
+# makes from *.h.in (f77/*/ only), here for 64-bit Linux with gfortran:
+# INTEGER*8 addresses and offsets. The C helpers of Fortran tests include
+# "../../include/mpitestconf.h" and name their Fortran-callable functions
+# after F77_NAME_LOWER_USCORE (gfortran's convention).
+FC="$top/bin/mpifort -O1 -w"
+case " $DIRS " in
+*" f77/"* | *" f90/"*)
+    cp mpitestconf.h "$T/include/mpitestconf.h"
+    for f in mtest_f77.f mtest_f90.f90; do
+        $FC -c "$T/util/$f" -o "${f%.*}.o" || { echo "mpich_tests: util/$f does not build" >&2; exit 1; }
+    done
+    for f in "$T"/f77/*/*.h.in; do
+        mkdir -p "finc/$(basename "$(dirname "$f")")"
+        sed 's/@F77_MPI_ADDRESS@/INTEGER*8/; s/@F77_MPI_OFFSET@/INTEGER*8/' "$f" \
+            >"finc/$(basename "$(dirname "$f")")/$(basename "${f%.in}")"
+    done
+    ;;
+esac
+
+# sources D NAME: the source files of test NAME of directory D, relative to
+# it: NAME.c for a C directory; for a Fortran one (f77/..., f90/...) its
+# NAME_SOURCES line in Makefile.am, else NAME.f, NAME.f90 or NAME.c.
+sources() {
+    local d=$1 name=$2 s
+    case $d in
+    f77/* | f90/*) sed -n "s/^${name}_SOURCES *= *//p" "$T/$d/Makefile.am" 2>/dev/null | grep . && return ;;
+    *) [ -f "$T/$d/$name.c" ] && echo "$name.c"; return ;;
+    esac
+    for s in "$name.f" "$name.f90" "$name.c"; do
+        [ -f "$T/$d/$s" ] && echo "$s" && return
+    done
+}
+
+# build D EXE SOURCES...: build a test of directory D into EXE, compiler
+# messages in EXE.cerr. With a Fortran source, C sources become objects
+# linked into the Fortran program with MPICH's Fortran utilities.
+build() {
+    local d=$1 exe=$2 s fsrcs="" csrcs="" cobjs="" mod
+    shift 2
+    for s in "$@"; do
+        case $s in
+        *.c) csrcs="$csrcs $T/$d/$s" ;;
+        *) fsrcs="$fsrcs $T/$d/$s" ;;
+        esac
+    done
+    # shellcheck disable=SC2086
+    if [ -z "$fsrcs" ]; then
+        $CC -o "$exe" $csrcs mtest_h.o mtest_common.o mtest_single.o libdtp.a -lm >"$exe.cerr" 2>&1
+        return
+    fi
+    : >"$exe.cerr"
+    for s in $csrcs; do
+        $CC -DF77_NAME_LOWER_USCORE -c "$s" -o "$exe.$(basename "${s%.c}").o" >>"$exe.cerr" 2>&1 || return 1
+        cobjs="$cobjs $exe.$(basename "${s%.c}").o"
+    done
+    mod=fmod/${d//\//_} # (modules a test defines)
+    mkdir -p "$mod"
+    # shellcheck disable=SC2086
+    $FC -I"$WORK/finc/${d##*/}" -J"$mod" -o "$exe" $fsrcs $cobjs "mtest_${d%%/*}.o" >>"$exe.cerr" 2>&1
+}
+
 mkdir -p bin res
 pass_all=0 fail_all=0 cfail_all=0
 for d in $DIRS; do
@@ -111,14 +178,15 @@ for d in $DIRS; do
     : >"$out"
     cat "$T/$d/testlist.in" "$T/$d/testlist" 2>/dev/null | grep -v '^#' | grep -v '^@' | grep -v '^ *$' |
         while read -r name np rest; do
-            [ -f "$T/$d/$name.c" ] || continue
+            srcs=$(sources "$d" "$name")
+            [ -n "$srcs" ] || continue
             args=$(echo "$rest" | grep -o 'arg=[^ ]*' | sed 's/arg=//' | tr '\n' ' ')
             exe=bin/${dn}_$name
             # (re)built when older than the library: it is linked statically
-            if ! [ "$exe" -nt "$top/lib/libmpi.a" ] &&
-                ! $CC -o "$exe" "$T/$d/$name.c" mtest_h.o mtest_common.o mtest_single.o libdtp.a -lm >"$exe.cerr" 2>&1; then
+            # shellcheck disable=SC2086
+            if ! [ "$exe" -nt "$top/lib/libmpi.a" ] && ! build "$d" "$exe" $srcs; then
                 echo "CFAIL $d/$name: $(grep -o "undefined reference to \`[A-Za-z_0-9]*'" "$exe.cerr" | sort -u |
-                    sed "s/undefined reference to //" | tr '\n' ' ' | head -c 300)$(grep -m1 'error:' "$exe.cerr" |
+                    sed "s/undefined reference to //" | tr '\n' ' ' | head -c 300)$(grep -m1 -E 'error:|Error:' "$exe.cerr" |
                     head -c 200)" >>"$out"
                 continue
             fi
