@@ -15,20 +15,20 @@
 /* ---- status arrays ---- */
 
 /* C statuses for n requests: NULL (MPI_STATUSES_IGNORE) when the Fortran
- * array is the sentinel, else *st (a small local array) or malloc'd memory.
- * Returns MPI_ERR_NO_MEM when malloc fails. */
+ * array is the sentinel, else *st (a small local array) or malloc'd memory,
+ * loaded with the Fortran statuses (fields a call does not set keep their
+ * values, see mf_status_c). Returns MPI_ERR_NO_MEM when malloc fails. */
 #define LOCAL_STATUSES 16
 static int statuses_get(const MPI_Fint *fst, int n, MPI_Status local[LOCAL_STATUSES], MPI_Status **st)
 {
     *st = NULL;
     if (mf_status_ignored(fst) || n <= 0)
         return MPI_SUCCESS;
-    if (n <= LOCAL_STATUSES) {
-        *st = local;
-        return MPI_SUCCESS;
-    }
-    *st = malloc((size_t)n * sizeof(MPI_Status));
-    return *st ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    *st = n <= LOCAL_STATUSES ? local : malloc((size_t)n * sizeof(MPI_Status));
+    if (!*st)
+        return MPI_ERR_NO_MEM;
+    memcpy(*st, fst, (size_t)n * sizeof(MPI_Status));
+    return MPI_SUCCESS;
 }
 
 /* Copy the first n C statuses out to the Fortran array and release them. */
@@ -72,8 +72,7 @@ void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source,
                MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 {
     MPI_Status st;
-    *ierr = MPI_Recv(mf_buf(buf), *count, *datatype, *source, *tag, *comm,
-                     mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Recv(mf_buf(buf), *count, *datatype, *source, *tag, *comm, mf_status_c(status, &st));
     if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
         mf_status_out(&st, status);
 }
@@ -84,8 +83,7 @@ void mpi_sendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 {
     MPI_Status st;
     *ierr = MPI_Sendrecv(mf_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag, mf_buf(recvbuf), *recvcount,
-                         *recvtype, *source, *recvtag, *comm,
-                         mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+                         *recvtype, *source, *recvtag, *comm, mf_status_c(status, &st));
     if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
         mf_status_out(&st, status);
 }
@@ -111,7 +109,7 @@ void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
 {
     MPI_Status st;
     *ierr = MPI_Sendrecv_replace(mf_buf(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm,
-                                 mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+                                 mf_status_c(status, &st));
     if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
         mf_status_out(&st, status);
 }
@@ -169,7 +167,7 @@ void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 {
     MPI_Request r = *request;
     MPI_Status st;
-    *ierr = MPI_Wait(&r, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Wait(&r, mf_status_c(status, &st));
     *request = r;
     if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
         mf_status_out(&st, status);
@@ -180,7 +178,7 @@ void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie
     MPI_Request r = *request;
     MPI_Status st;
     int f = 0;
-    *ierr = MPI_Test(&r, &f, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Test(&r, &f, mf_status_c(status, &st));
     *request = r;
     *flag = mf_logical(f);
     if (f && (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE))
@@ -216,7 +214,7 @@ void mpi_waitany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint
 {
     MPI_Status st;
     int i = MPI_UNDEFINED;
-    *ierr = MPI_Waitany(*count, requests, &i, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Waitany(*count, requests, &i, mf_status_c(status, &st));
     *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
     if (i != MPI_UNDEFINED && (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE))
         mf_status_out(&st, status);
@@ -227,7 +225,7 @@ void mpi_testany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint
 {
     MPI_Status st;
     int i = MPI_UNDEFINED, f = 0;
-    *ierr = MPI_Testany(*count, requests, &i, &f, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Testany(*count, requests, &i, &f, mf_status_c(status, &st));
     *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
     *flag = mf_logical(f);
     if (f && i != MPI_UNDEFINED && (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE))
@@ -281,7 +279,7 @@ void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status
 {
     MPI_Status st;
     int f = 0;
-    *ierr = MPI_Request_get_status(*request, &f, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Request_get_status(*request, &f, mf_status_c(status, &st));
     *flag = mf_logical(f);
     if (f && *ierr == MPI_SUCCESS)
         mf_status_out(&st, status);
@@ -307,7 +305,7 @@ void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
 void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 {
     MPI_Status st;
-    *ierr = MPI_Probe(*source, *tag, *comm, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Probe(*source, *tag, *comm, mf_status_c(status, &st));
     if (*ierr == MPI_SUCCESS)
         mf_status_out(&st, status);
 }
@@ -317,7 +315,7 @@ void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag
 {
     MPI_Status st;
     int f = 0;
-    *ierr = MPI_Iprobe(*source, *tag, *comm, &f, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Iprobe(*source, *tag, *comm, &f, mf_status_c(status, &st));
     *flag = mf_logical(f);
     if (f && *ierr == MPI_SUCCESS)
         mf_status_out(&st, status);
@@ -368,7 +366,7 @@ void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *mess
 {
     MPI_Status st;
     MPI_Message m = MPI_MESSAGE_NULL;
-    *ierr = MPI_Mprobe(*source, *tag, *comm, &m, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Mprobe(*source, *tag, *comm, &m, mf_status_c(status, &st));
     *message = m;
     if (*ierr == MPI_SUCCESS)
         mf_status_out(&st, status);
@@ -380,7 +378,7 @@ void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fla
     MPI_Status st;
     MPI_Message m = MPI_MESSAGE_NULL;
     int f = 0;
-    *ierr = MPI_Improbe(*source, *tag, *comm, &f, &m, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Improbe(*source, *tag, *comm, &f, &m, mf_status_c(status, &st));
     *flag = mf_logical(f);
     if (f) {
         *message = m;
@@ -394,7 +392,7 @@ void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messag
 {
     MPI_Status st;
     MPI_Message m = *message;
-    *ierr = MPI_Mrecv(mf_buf(buf), *count, *datatype, &m, mf_status_ignored(status) ? MPI_STATUS_IGNORE : &st);
+    *ierr = MPI_Mrecv(mf_buf(buf), *count, *datatype, &m, mf_status_c(status, &st));
     *message = m;
     if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_TRUNCATE)
         mf_status_out(&st, status);

@@ -62,6 +62,18 @@ static inline void mf_status_in(const MPI_Fint *fst, MPI_Status *c)
     memcpy(c, fst, sizeof(*c));
 }
 
+/* The C status argument for Fortran status fst: MPI_STATUS_IGNORE for the
+ * sentinels, else c loaded with fst's contents, so that the fields a call
+ * leaves alone (MPI_ERROR, MPI 3.1 3.2.5) keep the caller's values instead
+ * of stack garbage when copied back by mf_status_out. */
+static inline MPI_Status *mf_status_c(const MPI_Fint *fst, MPI_Status *c)
+{
+    if (mf_status_ignored(fst))
+        return MPI_STATUS_IGNORE;
+    mf_status_in(fst, c);
+    return c;
+}
+
 /* C truth value to Fortran LOGICAL (gfortran: .TRUE. is 1, .FALSE. 0). */
 static inline MPI_Fint mf_logical(int v)
 {

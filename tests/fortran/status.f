@@ -3,7 +3,9 @@
 ! STATUS(MPI_SOURCE), STATUS(MPI_TAG), MPI_GET_COUNT (INTEGER, BYTE and
 ! MPI_UNDEFINED for a partial element), status arrays of Waitall,
 ! MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE (which must stay untouched),
-! Probe, Iprobe, Test, Waitany (1-based index) and MPI_PROC_NULL.
+! Probe, Iprobe, Test, Waitany (1-based index) and MPI_PROC_NULL; the
+! MPI_ERROR field, which Probe, Recv and Wait leave as the caller set
+! it (MPI 3.1 3.2.5: only multiple-completion calls return it).
 ! Prints PASS.
       program status
       implicit none
@@ -121,6 +123,18 @@ c     ---- E: MPI_PROC_NULL ----
       call mpi_get_count(st, MPI_INTEGER, cnt, ierr)
       call check(st(MPI_SOURCE) .eq. MPI_PROC_NULL .and.
      &     st(MPI_TAG) .eq. MPI_ANY_TAG .and. cnt .eq. 0, 'PROC_NULL')
+
+c     ---- F: MPI_ERROR is not written by single completions ----
+      st(MPI_ERROR) = -777
+      call mpi_isend(sbuf, n, MPI_INTEGER, right, 95,
+     &     MPI_COMM_WORLD, req(2), ierr)
+      call mpi_probe(left, 95, MPI_COMM_WORLD, st, ierr)
+      call check(st(MPI_ERROR) .eq. -777, 'Probe wrote MPI_ERROR')
+      call mpi_recv(rbuf, 100, MPI_INTEGER, left, 95,
+     &     MPI_COMM_WORLD, st, ierr)
+      call check(st(MPI_ERROR) .eq. -777, 'Recv wrote MPI_ERROR')
+      call mpi_wait(req(2), st, ierr)
+      call check(st(MPI_ERROR) .eq. -777, 'Wait wrote MPI_ERROR')
 
       call mpi_barrier(MPI_COMM_WORLD, ierr)
       if (rank .eq. 0) print '(A)', 'PASS'
