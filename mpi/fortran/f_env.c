@@ -85,6 +85,8 @@ void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr)
 void mpi_finalize_(MPI_Fint *ierr)
 {
     *ierr = MPI_Finalize();
+    if (*ierr == MPI_SUCCESS)
+        mf_attr_finalize();
 }
 
 void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)

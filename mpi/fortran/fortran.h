@@ -88,4 +88,8 @@ char *mf_cstring(const char *f, size_t flen);
  * (truncated when too long). Returns the number of characters copied. */
 int mf_fstring(const char *c, char *f, size_t flen);
 
+/* Release what the attribute bindings keep for keyvals created from
+ * Fortran (f_attr.c); called by MPI_FINALIZE once MPI_Finalize returned. */
+void mf_attr_finalize(void);
+
 #endif /* MBMPI_FORTRAN_H */
