@@ -2,7 +2,8 @@
  * mpi/fortran/f_env.c: Fortran 77 bindings of the environment calls (Init,
  * Finalize, Abort, Wtime, processor name, versions), error handlers
  * (including handlers written in Fortran), error classes and strings, and
- * the handle conversion functions of C (MPI_Comm_f2c ...).
+ * the handle conversion functions of C (MPI_Comm_f2c ...); info objects
+ * are in f_info.c.
  * Also defines the common blocks that hold mpif.h's sentinels.
  */
 #include "mpi/fortran/fortran.h"
@@ -230,42 +231,6 @@ void mpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr)
 void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
 {
     *ierr = MPI_Pcontrol(*level);
-}
-
-void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierr)
-{
-    MPI_Info i = MPI_INFO_NULL;
-    *ierr = MPI_Info_create(&i);
-    *info = i;
-}
-
-void mpi_info_set_(MPI_Fint *info, const char *key, const char *value, MPI_Fint *ierr, size_t key_len,
-                   size_t value_len)
-{
-    char *k = mf_cstring(key, key_len), *v = mf_cstring(value, value_len);
-    if (!k || !v)
-        *ierr = MPI_ERR_NO_MEM;
-    else
-        *ierr = MPI_Info_set(*info, k, v);
-    free(k);
-    free(v);
-}
-
-void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr)
-{
-    *ierr = MPI_Info_get_nkeys(*info, nkeys);
-}
-
-void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr)
-{
-    *ierr = MPI_Info_dup(*info, newinfo);
-}
-
-void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierr)
-{
-    MPI_Info i = *info;
-    *ierr = MPI_Info_free(&i);
-    *info = i;
 }
 
 /* ---- handle conversion for C code called from Fortran (MPI 3.1 17.2.4):
