@@ -6,7 +6,8 @@
  * of the C MPI_Status; MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE are
  * recognised by address (fortran.h). Indices returned by Waitany, Testany,
  * Waitsome and Testsome are 1-based in Fortran. Also the buffered-send
- * buffer and the matched probes (Mprobe, Improbe, Mrecv, Imrecv).
+ * buffer, the matched probes (Mprobe, Improbe, Mrecv, Imrecv), and the
+ * generalized requests with their status setters.
  */
 #include "mpi/fortran/fortran.h"
 
@@ -339,6 +340,13 @@ void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MP
     *count = c;
 }
 
+void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    mf_status_in(status, &st);
+    *ierr = MPI_Get_elements_x(&st, *datatype, count);
+}
+
 /* ---- buffered-send buffer ---- */
 
 void mpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
@@ -406,4 +414,102 @@ void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messa
     *ierr = MPI_Imrecv(mf_buf(buf), *count, *datatype, &m, &r);
     *message = m;
     *request = r;
+}
+
+/* ---- status setters (for generalized requests, MPI 3.1 12.3) ---- */
+
+void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    mf_status_in(status, &st);
+    *ierr = MPI_Status_set_elements(&st, *datatype, *count);
+    if (*ierr == MPI_SUCCESS)
+        mf_status_out(&st, status);
+}
+
+void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    mf_status_in(status, &st);
+    *ierr = MPI_Status_set_elements_x(&st, *datatype, *count);
+    if (*ierr == MPI_SUCCESS)
+        mf_status_out(&st, status);
+}
+
+void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    MPI_Status st;
+    mf_status_in(status, &st);
+    *ierr = MPI_Status_set_cancelled(&st, *flag != 0);
+    if (*ierr == MPI_SUCCESS)
+        mf_status_out(&st, status);
+}
+
+/* ---- generalized requests ----
+ * The Fortran callbacks QUERY_FN(EXTRA_STATE, STATUS, IERROR),
+ * FREE_FN(EXTRA_STATE, IERROR) and CANCEL_FN(EXTRA_STATE, COMPLETE, IERROR)
+ * are called through C trampolines from an fgreq_t, which the library's
+ * single call of free_fn releases. EXTRA_STATE is passed as the program's
+ * own INTEGER(KIND=MPI_ADDRESS_KIND) variable (as MPICH and Open MPI do),
+ * so a callback's update of it is seen by the program; the variable must
+ * outlive the request. A C MPI_Status is a Fortran status (fortran.h), so
+ * QUERY_FN fills the library's status in place. */
+typedef void(fgreq_query_fn)(MPI_Aint *extra_state, MPI_Fint *status, MPI_Fint *ierr);
+typedef void(fgreq_free_fn)(MPI_Aint *extra_state, MPI_Fint *ierr);
+typedef void(fgreq_cancel_fn)(MPI_Aint *extra_state, MPI_Fint *complete, MPI_Fint *ierr);
+
+typedef struct fgreq {
+    fgreq_query_fn *query;
+    fgreq_free_fn *free;
+    fgreq_cancel_fn *cancel;
+    MPI_Aint *extra_state;
+} fgreq_t;
+
+static int fgreq_query(void *extra, MPI_Status *status)
+{
+    fgreq_t *g = extra;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->query(g->extra_state, (MPI_Fint *)status, &ierr);
+    return ierr;
+}
+
+static int fgreq_free(void *extra)
+{
+    fgreq_t *g = extra;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->free(g->extra_state, &ierr);
+    free(g);
+    return ierr;
+}
+
+static int fgreq_cancel(void *extra, int complete)
+{
+    fgreq_t *g = extra;
+    MPI_Fint ierr = MPI_SUCCESS, c = mf_logical(complete);
+    g->cancel(g->extra_state, &c, &ierr);
+    return ierr;
+}
+
+void mpi_grequest_start_(fgreq_query_fn *query_fn, fgreq_free_fn *free_fn, fgreq_cancel_fn *cancel_fn,
+                         MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    fgreq_t *g = malloc(sizeof(*g));
+    if (!g) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    g->query = query_fn;
+    g->free = free_fn;
+    g->cancel = cancel_fn;
+    g->extra_state = extra_state;
+    *ierr = MPI_Grequest_start(fgreq_query, fgreq_free, fgreq_cancel, g, &r);
+    if (*ierr != MPI_SUCCESS)
+        free(g);
+    *request = r;
+}
+
+void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Grequest_complete(*request);
 }
