@@ -188,6 +188,17 @@ void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *
     *ierr = MPI_Type_get_true_extent(*datatype, true_lb, true_extent);
 }
 
+void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_extent_x(*datatype, lb, extent);
+}
+
+void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent,
+                                 MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_true_extent_x(*datatype, true_lb, true_extent);
+}
+
 void mpi_type_extent_(MPI_Fint *datatype, MPI_Fint *extent, MPI_Fint *ierr)
 {
     MPI_Aint lb = 0, ext = 0;
@@ -224,6 +235,21 @@ void mpi_address_(const void *location, MPI_Fint *address, MPI_Fint *ierr)
     *ierr = MPI_Get_address(mf_buf(location), &a);
     if (*ierr == MPI_SUCCESS)
         *ierr = aint_out(a, address);
+}
+
+void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses,
+                            MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_envelope(*datatype, num_integers, num_addresses, num_datatypes, combiner);
+}
+
+/* MPI_Datatype is MPI_Fint: the datatype array passes as it is */
+void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses,
+                            MPI_Fint *max_datatypes, MPI_Fint *array_of_integers,
+                            MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierr)
+{
+    *ierr = MPI_Type_get_contents(*datatype, *max_integers, *max_addresses, *max_datatypes, array_of_integers,
+                                  array_of_addresses, array_of_datatypes);
 }
 
 void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierr)

@@ -1,8 +1,10 @@
 ! tests/fortran/types.f: derived datatypes from Fortran. A row of a
 ! column-major matrix sent with MPI_TYPE_VECTOR, a contiguous type, a
 ! struct built from MPI_GET_ADDRESS absolute addresses and sent and
-! received at MPI_BOTTOM, CHARACTER data, and Pack/Unpack. Ring
-! exchange (each rank sends right, receives from the left). Prints PASS.
+! received at MPI_BOTTOM, CHARACTER data, Pack/Unpack, and the decoding
+! of a vector and a struct (MPI_TYPE_GET_ENVELOPE / GET_CONTENTS, with
+! INTEGER(KIND=MPI_ADDRESS_KIND) displacements). Ring exchange (each
+! rank sends right, receives from the left). Prints PASS.
       program types
       implicit none
       include 'mpif.h'
@@ -15,6 +17,8 @@
       character*16 s, rs
       character pk(64)
       integer status(MPI_STATUS_SIZE)
+      integer ni, na, nd, comb, ints(4), dts(2)
+      integer(kind=MPI_ADDRESS_KIND) adds(2)
 
       call mpi_init(ierr)
       call mpi_comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -112,6 +116,37 @@ c     ---- Pack / Unpack ----
       call mpi_unpack(pk, 64, pos, dr, 1, MPI_DOUBLE_PRECISION,
      &     MPI_COMM_WORLD, ierr)
       call check(ir .eq. iv .and. dr .eq. dv, 'Unpack')
+
+c     ---- decoding: a vector, a struct, a named type ----
+      call mpi_type_vector(3, 2, 5, MPI_REAL, rowt, ierr)
+      call mpi_type_get_envelope(rowt, ni, na, nd, comb, ierr)
+      call check(ierr .eq. MPI_SUCCESS .and. ni .eq. 3 .and.
+     &     na .eq. 0 .and. nd .eq. 1 .and.
+     &     comb .eq. MPI_COMBINER_VECTOR, 'envelope vector')
+      call mpi_type_get_contents(rowt, 4, 2, 2, ints, adds, dts, ierr)
+      call check(ints(1) .eq. 3 .and. ints(2) .eq. 2 .and.
+     &     ints(3) .eq. 5 .and. dts(1) .eq. MPI_REAL,
+     &     'contents vector')
+      call mpi_type_free(rowt, ierr)
+      bl(1) = 1
+      bl(2) = 3
+      disp(1) = 0
+      disp(2) = 2_MPI_ADDRESS_KIND**33
+      tys(1) = MPI_INTEGER
+      tys(2) = MPI_DOUBLE_PRECISION
+      call mpi_type_create_struct(2, bl, disp, tys, st, ierr)
+      call mpi_type_get_envelope(st, ni, na, nd, comb, ierr)
+      call check(ni .eq. 3 .and. na .eq. 2 .and. nd .eq. 2 .and.
+     &     comb .eq. MPI_COMBINER_STRUCT, 'envelope struct')
+      call mpi_type_get_contents(st, 4, 2, 2, ints, adds, dts, ierr)
+      call check(ints(1) .eq. 2 .and. ints(2) .eq. 1 .and.
+     &     ints(3) .eq. 3 .and. adds(1) .eq. 0 .and.
+     &     adds(2) .eq. 2_MPI_ADDRESS_KIND**33 .and.
+     &     dts(1) .eq. MPI_INTEGER .and.
+     &     dts(2) .eq. MPI_DOUBLE_PRECISION, 'contents struct')
+      call mpi_type_free(st, ierr)
+      call mpi_type_get_envelope(MPI_INTEGER, ni, na, nd, comb, ierr)
+      call check(comb .eq. MPI_COMBINER_NAMED, 'envelope named')
 
       call mpi_barrier(MPI_COMM_WORLD, ierr)
       if (rank .eq. 0) print '(A)', 'PASS'
