@@ -460,6 +460,8 @@
 !     functions
       DOUBLE PRECISION MPI_WTIME, MPI_WTICK
       EXTERNAL MPI_WTIME, MPI_WTICK
+      DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK
+      EXTERNAL PMPI_WTIME, PMPI_WTICK
 !
 !     predefined attribute callbacks (mpi/fortran/f_attr.c)
       EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN
