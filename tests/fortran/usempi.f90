@@ -1,7 +1,9 @@
 ! tests/fortran/usempi.f90: the `use mpi` module (free form), a user
 ! reduction op written in Fortran (MPI_OP_CREATE: the library calls the
 ! Fortran subroutine with every argument by reference), Scan, Exscan,
-! Gatherv, Scatterv, Allgatherv and a persistent send/receive pair.
+! Gatherv, Scatterv, Allgatherv, a persistent send/receive pair, the
+! generic MPI_SIZEOF (scalars and arrays of several types and kinds,
+! checked against MPI_TYPE_SIZE) and PMPI_WTIME / PMPI_WTICK.
 ! Prints PASS.
 module absmax_op
 contains
@@ -28,7 +30,13 @@ program usempi
   ! classic Fortran MPI hazard): without VOLATILE, -O2 keeps stale values
   double precision, volatile :: px(3), py(3)
   integer, allocatable :: cnt(:), dsp(:), gat(:), mine(:)
-  integer :: total
+  integer :: total, sz, tsz, i2d(2, 3)
+  integer(kind=8) :: i8
+  real :: r(4)
+  complex(kind=8) :: z
+  logical :: l
+  character(len=7) :: ch
+  double precision :: t0
 
   call mpi_init(ierr)
   call mpi_comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -102,6 +110,30 @@ program usempi
   end do
   call mpi_request_free(req(1), ierr)
   call mpi_request_free(req(2), ierr)
+
+  ! MPI_SIZEOF: the size of one element, whatever the rank
+  call mpi_sizeof(i2d, sz, ierr)
+  call mpi_type_size(MPI_INTEGER, tsz, ierr)
+  call check(ierr == MPI_SUCCESS .and. sz == tsz, 'MPI_SIZEOF INTEGER array')
+  call mpi_sizeof(i8, sz, ierr)
+  call check(sz == 8, 'MPI_SIZEOF INTEGER(8)')
+  call mpi_sizeof(r, sz, ierr)
+  call mpi_type_size(MPI_REAL, tsz, ierr)
+  call check(sz == tsz, 'MPI_SIZEOF REAL array')
+  call mpi_sizeof(x(1), sz, ierr)
+  call mpi_type_size(MPI_DOUBLE_PRECISION, tsz, ierr)
+  call check(sz == tsz, 'MPI_SIZEOF DOUBLE PRECISION')
+  call mpi_sizeof(z, sz, ierr)
+  call mpi_type_size(MPI_DOUBLE_COMPLEX, tsz, ierr)
+  call check(sz == tsz, 'MPI_SIZEOF COMPLEX(8)')
+  call mpi_sizeof(l, sz, ierr)
+  call mpi_type_size(MPI_LOGICAL, tsz, ierr)
+  call check(sz == tsz, 'MPI_SIZEOF LOGICAL')
+  call mpi_sizeof(ch, sz, ierr)
+  call check(sz == 7, 'MPI_SIZEOF CHARACTER(7)')
+
+  t0 = pmpi_wtime()
+  call check(t0 > 0d0 .and. mpi_wtime() >= t0 .and. pmpi_wtick() > 0d0, 'PMPI_WTIME')
 
   call mpi_barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(A)', 'PASS'
