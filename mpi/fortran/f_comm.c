@@ -38,6 +38,31 @@ void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
     *newcomm = c;
 }
 
+void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request,
+                              MPI_Fint *ierr)
+{
+    *ierr = MPI_Comm_idup_with_info(*comm, *info, newcomm, request);
+}
+
+void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    *ierr = MPI_Comm_dup_with_info(*comm, *info, &c);
+    *newcomm = c;
+}
+
+void mpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+    *ierr = MPI_Comm_set_info(*comm, *info);
+}
+
+void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    MPI_Info i = MPI_INFO_NULL;
+    *ierr = MPI_Comm_get_info(*comm, &i);
+    *info_used = i;
+}
+
 void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
     MPI_Comm c = MPI_COMM_NULL;
@@ -57,6 +82,13 @@ void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fi
 {
     MPI_Comm c = MPI_COMM_NULL;
     *ierr = MPI_Comm_create(*comm, *group, &c);
+    *newcomm = c;
+}
+
+void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    *ierr = MPI_Comm_create_group(*comm, *group, *tag, &c);
     *newcomm = c;
 }
 
@@ -162,6 +194,21 @@ void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *ne
 {
     MPI_Group g = MPI_GROUP_NULL;
     *ierr = MPI_Group_excl(*group, *n, ranks, &g);
+    *newgroup = g;
+}
+
+/* RANGES(3, N) is laid out as C's int ranges[n][3] */
+void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+    MPI_Group g = MPI_GROUP_NULL;
+    *ierr = MPI_Group_range_incl(*group, *n, (int(*)[3])ranges, &g);
+    *newgroup = g;
+}
+
+void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr)
+{
+    MPI_Group g = MPI_GROUP_NULL;
+    *ierr = MPI_Group_range_excl(*group, *n, (int(*)[3])ranges, &g);
     *newgroup = g;
 }
 

@@ -240,6 +240,22 @@ void mpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr)
 
 /* ---- misc ---- */
 
+/* BASEPTR receives the address as an INTEGER(KIND=MPI_ADDRESS_KIND), for a
+ * Cray pointer or C_F_POINTER(TRANSFER(BASEPTR, C_PTR), ...) */
+void mpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, MPI_Aint *baseptr, MPI_Fint *ierr)
+{
+    void *p = NULL;
+    *ierr = MPI_Alloc_mem(*size, *info, &p);
+    if (*ierr == MPI_SUCCESS)
+        *baseptr = (MPI_Aint)p;
+}
+
+/* BASE is the memory itself (a choice argument) */
+void mpi_free_mem_(void *base, MPI_Fint *ierr)
+{
+    *ierr = MPI_Free_mem(base);
+}
+
 void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
 {
     *ierr = MPI_Pcontrol(*level);

@@ -135,6 +135,16 @@ void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *sizes, MPI_Fint *subsi
     *newtype = t;
 }
 
+void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *gsizes,
+                             MPI_Fint *distribs, MPI_Fint *dargs, MPI_Fint *psizes, MPI_Fint *order,
+                             MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    *ierr =
+        MPI_Type_create_darray(*size, *rank, *ndims, gsizes, distribs, dargs, psizes, *order, *oldtype, &t);
+    *newtype = t;
+}
+
 void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype,
                               MPI_Fint *ierr)
 {
