@@ -428,3 +428,34 @@ void mpi_sizeof_character_(const void *x, MPI_Fint *size, MPI_Fint *ierr, size_t
     *size = (MPI_Fint)x_len;
     *ierr = MPI_SUCCESS;
 }
+
+/* ---- external32 pack / unpack: DATAREP is a CHARACTER, sizes and
+ * positions INTEGER(KIND=MPI_ADDRESS_KIND) ---- */
+
+void mpi_pack_external_(const char *datarep, const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype,
+                        void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierr,
+                        size_t datarep_len)
+{
+    char *d = mf_cstring(datarep, datarep_len);
+    *ierr = d ? MPI_Pack_external(d, mf_buf(inbuf), *incount, *datatype, outbuf, *outsize, position)
+              : MPI_ERR_NO_MEM;
+    free(d);
+}
+
+void mpi_unpack_external_(const char *datarep, const void *inbuf, MPI_Aint *insize, MPI_Aint *position,
+                          void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierr,
+                          size_t datarep_len)
+{
+    char *d = mf_cstring(datarep, datarep_len);
+    *ierr = d ? MPI_Unpack_external(d, inbuf, *insize, position, mf_buf(outbuf), *outcount, *datatype)
+              : MPI_ERR_NO_MEM;
+    free(d);
+}
+
+void mpi_pack_external_size_(const char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size,
+                             MPI_Fint *ierr, size_t datarep_len)
+{
+    char *d = mf_cstring(datarep, datarep_len);
+    *ierr = d ? MPI_Pack_external_size(d, *incount, *datatype, size) : MPI_ERR_NO_MEM;
+    free(d);
+}

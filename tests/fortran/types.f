@@ -1,7 +1,9 @@
 ! tests/fortran/types.f: derived datatypes from Fortran. A row of a
 ! column-major matrix sent with MPI_TYPE_VECTOR, a contiguous type, a
 ! struct built from MPI_GET_ADDRESS absolute addresses and sent and
-! received at MPI_BOTTOM, CHARACTER data, Pack/Unpack, and the decoding
+! received at MPI_BOTTOM, CHARACTER data, Pack/Unpack, external32
+! Pack_external/Unpack_external (big-endian bytes, ADDRESS_KIND
+! positions, a blank-padded DATAREP), and the decoding
 ! of a vector and a struct (MPI_TYPE_GET_ENVELOPE / GET_CONTENTS, with
 ! INTEGER(KIND=MPI_ADDRESS_KIND) displacements). Ring exchange (each
 ! rank sends right, receives from the left). Prints PASS.
@@ -18,7 +20,8 @@
       character pk(64)
       integer status(MPI_STATUS_SIZE)
       integer ni, na, nd, comb, ints(4), dts(2)
-      integer(kind=MPI_ADDRESS_KIND) adds(2)
+      integer(kind=MPI_ADDRESS_KIND) adds(2), apos, asz
+      integer ie(2), ie2(2)
 
       call mpi_init(ierr)
       call mpi_comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -116,6 +119,28 @@ c     ---- Pack / Unpack ----
       call mpi_unpack(pk, 64, pos, dr, 1, MPI_DOUBLE_PRECISION,
      &     MPI_COMM_WORLD, ierr)
       call check(ir .eq. iv .and. dr .eq. dv, 'Unpack')
+
+c     ---- external32: big-endian INTEGERs ----
+      ie(1) = 258
+      ie(2) = -1
+      call mpi_pack_external_size('external32', 2, MPI_INTEGER, asz,
+     &     ierr)
+      call check(ierr .eq. MPI_SUCCESS .and. asz .eq. 8,
+     &     'Pack_external_size')
+      apos = 0
+      call mpi_pack_external('external32  ', ie, 2, MPI_INTEGER, pk,
+     &     64_MPI_ADDRESS_KIND, apos, ierr)
+      call check(ierr .eq. MPI_SUCCESS .and. apos .eq. 8,
+     &     'Pack_external position')
+      call check(ichar(pk(3)) .eq. 1 .and. ichar(pk(4)) .eq. 2 .and.
+     &     ichar(pk(5)) .eq. 255, 'Pack_external big-endian')
+      apos = 0
+      ie2(1) = 0
+      ie2(2) = 0
+      call mpi_unpack_external('external32', pk, 8_MPI_ADDRESS_KIND,
+     &     apos, ie2, 2, MPI_INTEGER, ierr)
+      call check(ierr .eq. MPI_SUCCESS .and. apos .eq. 8 .and.
+     &     ie2(1) .eq. 258 .and. ie2(2) .eq. -1, 'Unpack_external')
 
 c     ---- decoding: a vector, a struct, a named type ----
       call mpi_type_vector(3, 2, 5, MPI_REAL, rowt, ierr)
