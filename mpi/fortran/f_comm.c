@@ -99,6 +99,20 @@ void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr)
     *comm = c;
 }
 
+void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = *comm;
+    *ierr = MPI_Comm_disconnect(&c);
+    *comm = c;
+}
+
+void mpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    *ierr = MPI_Comm_get_parent(&c);
+    *parent = c;
+}
+
 void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
 {
     int r = MPI_UNEQUAL;

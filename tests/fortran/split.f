@@ -1,6 +1,6 @@
 ! tests/fortran/split.f: communicators from Fortran: Comm_split into
 ! even and odd ranks (key reverses the order), Comm_dup, Comm_compare,
-! Comm_free, and on the new communicators Bcast, Gather, Scatter,
+! Comm_free, Comm_get_parent, Comm_disconnect, and on the new communicators Bcast, Gather, Scatter,
 ! Allgather, Alltoall and Barrier. Prints PASS.
       program split
       implicit none
@@ -34,6 +34,13 @@ c     a colour of MPI_UNDEFINED gives MPI_COMM_NULL
       call check(res .eq. MPI_CONGRUENT, 'Comm_compare dup')
       call mpi_comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, res, ierr)
       call check(res .eq. MPI_IDENT, 'Comm_compare ident')
+c     no parent; Comm_disconnect of a second dup resets its handle
+      call mpi_comm_get_parent(one, ierr)
+      call check(one .eq. MPI_COMM_NULL, 'Comm_get_parent')
+      call mpi_comm_dup(sub, one, ierr)
+      call mpi_comm_disconnect(one, ierr)
+      call check(ierr .eq. MPI_SUCCESS .and. one .eq. MPI_COMM_NULL,
+     &     'Comm_disconnect')
 
 c     collectives on the duplicate, every root
       do root = 0, ssize - 1
