@@ -230,10 +230,12 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
     return MPI_SUCCESS;
 }
 
-int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
-                      void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+/* MPI_Pack_external (to_ext: user elements at `user` into the external
+ * buffer `ext` of `extsize` bytes) and MPI_Unpack_external (the external
+ * bytes into user elements), from *position on */
+static int external_copy(const char *fn, const char *datarep, int to_ext, void *user, int count,
+                         MPI_Datatype datatype, unsigned char *ext, MPI_Aint extsize, MPI_Aint *position)
 {
-    static const char fn[] = "MPI_Pack_external";
     const mpii_datatype_t *t;
     long long need;
     unsigned char *nat;
@@ -241,77 +243,52 @@ int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_
     int rc;
 
     MPII_CHECK_INIT(fn);
-    rc = check_common(fn, datarep, incount, datatype);
+    rc = check_common(fn, datarep, count, datatype);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!position)
         return mpii_err(NULL, MPI_ERR_ARG, fn, "position is NULL");
-    if (outsize < 0 || *position < 0 || *position > outsize)
-        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid position %ld or outsize %ld", (long)*position,
-                        (long)outsize);
-    need = ext_size(datatype, incount);
+    if (extsize < 0 || *position < 0 || *position > extsize)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid position %ld or buffer size %ld", (long)*position,
+                        (long)extsize);
+    need = ext_size(datatype, count);
     if (need < 0)
         return mpii_err(NULL, MPI_ERR_TYPE, fn, "datatype %d has no external32 form", (int)datatype);
-    if (need > (long long)(outsize - *position))
-        return mpii_err(NULL, MPI_ERR_TRUNCATE, fn, "%lld bytes do not fit in the %ld left", need,
-                        (long)(outsize - *position));
+    if (need > (long long)(extsize - *position))
+        return mpii_err(NULL, MPI_ERR_TRUNCATE, fn, "%lld bytes, %ld left in the buffer", need,
+                        (long)(extsize - *position));
     if (need == 0)
         return MPI_SUCCESS;
-    if (!outbuf)
-        return mpii_err(NULL, MPI_ERR_BUFFER, fn, "outbuf is NULL");
+    if (!ext)
+        return mpii_err(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", to_ext ? "outbuf" : "inbuf");
     t = mpii_datatype_get(datatype);
-    nat = malloc((size_t)incount * t->size);
+    nat = malloc((size_t)count * t->size);
     if (!nat)
         return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    mpii_datatype_pack(inbuf, (size_t)incount, t, nat);
+    if (to_ext)
+        mpii_datatype_pack(user, (size_t)count, t, nat);
     w.nat = nat;
-    w.ext = (unsigned char *)outbuf + *position;
-    w.convert = w.to_ext = 1;
-    mpii_datatype_signature(datatype, (size_t)incount, walk_fn, &w);
+    w.ext = ext + *position;
+    w.convert = 1;
+    w.to_ext = to_ext;
+    mpii_datatype_signature(datatype, (size_t)count, walk_fn, &w);
+    if (!to_ext)
+        mpii_datatype_unpack(nat, (size_t)count * t->size, user, (size_t)count, t);
     free(nat);
     *position += (MPI_Aint)need;
     return MPI_SUCCESS;
 }
 
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+{
+    return external_copy("MPI_Pack_external", datarep, 1, (void *)(uintptr_t)inbuf, incount, datatype, outbuf,
+                         outsize, position);
+}
+
 int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
                         void *outbuf, int outcount, MPI_Datatype datatype)
 {
-    static const char fn[] = "MPI_Unpack_external";
-    const mpii_datatype_t *t;
-    long long need;
-    unsigned char *nat;
-    walk_t w = {0};
-    int rc;
-
-    MPII_CHECK_INIT(fn);
-    rc = check_common(fn, datarep, outcount, datatype);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!position)
-        return mpii_err(NULL, MPI_ERR_ARG, fn, "position is NULL");
-    if (insize < 0 || *position < 0 || *position > insize)
-        return mpii_err(NULL, MPI_ERR_ARG, fn, "invalid position %ld or insize %ld", (long)*position,
-                        (long)insize);
-    need = ext_size(datatype, outcount);
-    if (need < 0)
-        return mpii_err(NULL, MPI_ERR_TYPE, fn, "datatype %d has no external32 form", (int)datatype);
-    if (need > (long long)(insize - *position))
-        return mpii_err(NULL, MPI_ERR_TRUNCATE, fn, "%lld bytes wanted, %ld left in the input", need,
-                        (long)(insize - *position));
-    if (need == 0)
-        return MPI_SUCCESS;
-    if (!inbuf)
-        return mpii_err(NULL, MPI_ERR_BUFFER, fn, "inbuf is NULL");
-    t = mpii_datatype_get(datatype);
-    nat = malloc((size_t)outcount * t->size);
-    if (!nat)
-        return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    w.nat = nat;
-    w.ext = (unsigned char *)(uintptr_t)inbuf + *position;
-    w.convert = 1;
-    mpii_datatype_signature(datatype, (size_t)outcount, walk_fn, &w);
-    mpii_datatype_unpack(nat, (size_t)outcount * t->size, outbuf, (size_t)outcount, t);
-    free(nat);
-    *position += (MPI_Aint)need;
-    return MPI_SUCCESS;
+    return external_copy("MPI_Unpack_external", datarep, 0, outbuf, outcount, datatype,
+                         (unsigned char *)(uintptr_t)inbuf, insize, position);
 }
