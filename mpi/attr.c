@@ -22,7 +22,7 @@
 
 #define KV_FIRST 16          /* user keyvals; 0..6 are the predefined ones */
 
-enum { KV_COMM = 1, KV_TYPE = 2 };
+enum { KV_COMM = 1, KV_TYPE = 2, KV_WIN = 3 };
 
 typedef struct keyval {
     int kind;                /* 0: free slot */
@@ -32,12 +32,13 @@ typedef struct keyval {
     MPI_Comm_delete_attr_function *del;
     MPI_Type_copy_attr_function *tcopy;
     MPI_Type_delete_attr_function *tdel;
+    MPI_Win_delete_attr_function *wdel; /* (a window is never copied: its copy function is kept nowhere) */
     void *extra;
 } keyval_t;
 
 typedef struct attr {
-    int kind;                /* KV_COMM / KV_TYPE */
-    int obj;                 /* communicator or datatype handle */
+    int kind; /* KV_COMM / KV_TYPE / KV_WIN */
+    int obj;  /* communicator, datatype or window handle */
     int keyval;
     void *val;
     unsigned long order;     /* set order: deletion runs last set first */
@@ -70,6 +71,27 @@ int mbmpi_comm_dup_fn(MPI_Comm comm, int keyval, void *extra, void *in, void *ou
 int mbmpi_comm_null_delete_fn(MPI_Comm comm, int keyval, void *val, void *extra)
 {
     (void)comm, (void)keyval, (void)val, (void)extra;
+    return MPI_SUCCESS;
+}
+
+int mbmpi_win_null_copy_fn(MPI_Win win, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)win, (void)keyval, (void)extra, (void)in, (void)out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int mbmpi_win_dup_fn(MPI_Win win, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)win, (void)keyval, (void)extra;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int mbmpi_win_null_delete_fn(MPI_Win win, int keyval, void *val, void *extra)
+{
+    (void)win, (void)keyval, (void)val, (void)extra;
     return MPI_SUCCESS;
 }
 
@@ -256,6 +278,8 @@ static int attr_delete_cb(const attr_t *a)
         rc = k->del(a->obj, a->keyval, a->val, k->extra);
     else if (a->kind == KV_TYPE && k->tdel)
         rc = k->tdel(a->obj, a->keyval, a->val, k->extra);
+    else if (a->kind == KV_WIN && k->wdel)
+        rc = k->wdel(a->obj, a->keyval, a->val, k->extra);
     kv_unref(a->keyval);
     return rc;
 }
@@ -413,22 +437,28 @@ int mpii_attr_comm_dup(MPI_Comm old, MPI_Comm newc)
     return rc;
 }
 
-int mpii_attr_comm_free(MPI_Comm comm)
+/* Delete every attribute of (kind, obj), last set first (callbacks run). */
+static int attr_free_all(int kind, int obj)
 {
     int i, last, rc;
 
     for (;;) {
         last = -1;
         for (i = 0; i < nattrs; i++)
-            if (attrs[i].kind == KV_COMM && attrs[i].obj == comm &&
+            if (attrs[i].kind == kind && attrs[i].obj == obj &&
                 (last < 0 || attrs[i].order > attrs[last].order))
                 last = i;
         if (last < 0)
             return MPI_SUCCESS;
-        rc = attr_delete(KV_COMM, comm, attrs[last].keyval);
+        rc = attr_delete(kind, obj, attrs[last].keyval);
         if (rc != MPI_SUCCESS)
             return rc;
     }
+}
+
+int mpii_attr_comm_free(MPI_Comm comm)
+{
+    return attr_free_all(KV_COMM, comm);
 }
 
 void mpii_mpi3_finalize(void)
@@ -467,20 +497,7 @@ int mpii_attr_type_dup(MPI_Datatype old, MPI_Datatype newt)
  * run, last set first), so a reused handle starts without any. */
 int mpii_attr_type_free(MPI_Datatype dt)
 {
-    int i, last, rc;
-
-    for (;;) {
-        last = -1;
-        for (i = 0; i < nattrs; i++)
-            if (attrs[i].kind == KV_TYPE && attrs[i].obj == dt &&
-                (last < 0 || attrs[i].order > attrs[last].order))
-                last = i;
-        if (last < 0)
-            return MPI_SUCCESS;
-        rc = attr_delete(KV_TYPE, dt, attrs[last].keyval);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
+    return attr_free_all(KV_TYPE, dt);
 }
 
 static int type_check(const char *fn, MPI_Datatype dt)
@@ -540,5 +557,94 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
     rc = attr_delete(KV_TYPE, datatype, type_keyval);
     if (rc != MPI_SUCCESS)
         return mpii_err(NULL, rc, fn, "the attribute's delete callback failed");
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------- windows */
+
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state)
+{
+    keyval_t k = {.wdel = win_delete_attr_fn, .extra = extra_state};
+    (void)win_copy_attr_fn;
+    return kv_create("MPI_Win_create_keyval", KV_WIN, &k, win_keyval);
+}
+
+int MPI_Win_free_keyval(int *win_keyval)
+{
+    return kv_free("MPI_Win_free_keyval", KV_WIN, win_keyval);
+}
+
+int mpii_attr_win_free(MPI_Win win)
+{
+    return attr_free_all(KV_WIN, win);
+}
+
+static int win_check(const char *fn, MPI_Win win, MPI_Errhandler **eh_p)
+{
+    MPII_CHECK_INIT(fn);
+    *eh_p = mpii_win_errhandler(win);
+    if (!*eh_p)
+        return mpii_err(NULL, MPI_ERR_WIN, fn, "invalid window %d", win);
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    static const char fn[] = "MPI_Win_set_attr";
+    MPI_Errhandler *eh;
+    int rc = win_check(fn, win, &eh);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!kv_get(win_keyval, KV_WIN))
+        return mpii_err_win(
+            *eh, win, MPI_ERR_KEYVAL, fn, "invalid keyval %d%s", win_keyval,
+            win_keyval >= 0 && win_keyval < KV_FIRST ? " (predefined attributes are read-only)" : "");
+    rc = attr_delete(KV_WIN, win, win_keyval);
+    if (rc == MPI_SUCCESS)
+        rc = attr_add(KV_WIN, win, win_keyval, attribute_val);
+    if (rc != MPI_SUCCESS)
+        return mpii_err_win(*eh, win, rc, fn, "could not set the attribute");
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    static const char fn[] = "MPI_Win_get_attr";
+    MPI_Errhandler *eh;
+    int rc = win_check(fn, win, &eh), i;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!attribute_val || !flag)
+        return mpii_err_win(*eh, win, MPI_ERR_ARG, fn, "NULL argument");
+    *flag = mpii_win_predef_attr(win, win_keyval, (void **)attribute_val);
+    if (*flag || (win_keyval >= MPI_WIN_BASE && win_keyval <= MPI_WIN_MODEL))
+        return MPI_SUCCESS;
+    if (!kv_get_alive(win_keyval, KV_WIN))
+        return mpii_err_win(*eh, win, MPI_ERR_KEYVAL, fn, "invalid keyval %d", win_keyval);
+    i = attr_find(KV_WIN, win, win_keyval);
+    if (i >= 0) {
+        *(void **)attribute_val = attrs[i].val;
+        *flag = 1;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    static const char fn[] = "MPI_Win_delete_attr";
+    MPI_Errhandler *eh;
+    int rc = win_check(fn, win, &eh);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!kv_get_alive(win_keyval, KV_WIN))
+        return mpii_err_win(*eh, win, MPI_ERR_KEYVAL, fn, "invalid keyval %d", win_keyval);
+    rc = attr_delete(KV_WIN, win, win_keyval);
+    if (rc != MPI_SUCCESS)
+        return mpii_err_win(*eh, win, rc, fn, "the attribute's delete callback failed");
     return MPI_SUCCESS;
 }

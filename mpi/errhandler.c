@@ -51,23 +51,20 @@ __attribute__((noreturn)) static void err_fatal(int errcode, const char *msg)
     _exit(errcode ? errcode : 1);
 }
 
-int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, ...)
+/* Raise errclass through handler eh of the object `handle` (a communicator
+ * or a window: both handles are ints, and so are the first arguments of
+ * their handler functions). */
+static int err_raise(MPI_Errhandler eh, int handle, int errclass, const char *fn, const char *fmt, va_list ap)
 {
-    MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
     eh_user_t *u;
     char msg[512];
-    va_list ap;
     int n;
 
-    if (!comm && mpii_is_initialized())
-        comm = mpii_comm_get(MPI_COMM_WORLD);
-    if (comm)
-        eh = comm->errhandler;
     if (eh == MPI_ERRORS_RETURN)
         return errclass;
     u = eh_user_get(eh);
     if (u) {
-        MPI_Comm h = comm->handle;
+        int h = handle;
         int code = errclass;
         u->fn(&h, &code);
         return errclass;
@@ -76,10 +73,33 @@ int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, .
     if (mpii_nbc_name())
         fn = mpii_nbc_name(); /* the blocking call run by MPI_Ixxx: name the I-call */
     n = snprintf(msg, sizeof(msg), "%s: ", fn);
-    va_start(ap, fmt);
     vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-    va_end(ap);
     err_fatal(errclass, msg);
+}
+
+int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    if (!comm && mpii_is_initialized())
+        comm = mpii_comm_get(MPI_COMM_WORLD);
+    va_start(ap, fmt);
+    rc = err_raise(comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL, comm ? comm->handle : MPI_COMM_NULL,
+                   errclass, fn, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int mpii_err_win(MPI_Errhandler eh, int win, int errclass, const char *fn, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = err_raise(eh, win, errclass, fn, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
@@ -177,5 +197,67 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
     if (eh_user_get(*errhandler))
         eh_user_get(*errhandler)->refs--;
     *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ windows */
+
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    /* one table: the handler is called with a pointer to the window's handle */
+    return MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler);
+}
+
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    MPI_Errhandler *eh;
+
+    MPII_CHECK_INIT("MPI_Win_set_errhandler");
+    eh = mpii_win_errhandler(win);
+    if (!eh)
+        return mpii_err(NULL, MPI_ERR_WIN, "MPI_Win_set_errhandler", "invalid window %d", win);
+    if (!eh_valid(errhandler))
+        return mpii_err_win(*eh, win, MPI_ERR_ARG, "MPI_Win_set_errhandler", "invalid error handler %d",
+                            errhandler);
+    *eh = errhandler;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    MPI_Errhandler *eh;
+
+    MPII_CHECK_INIT("MPI_Win_get_errhandler");
+    eh = mpii_win_errhandler(win);
+    if (!eh)
+        return mpii_err(NULL, MPI_ERR_WIN, "MPI_Win_get_errhandler", "invalid window %d", win);
+    if (!errhandler)
+        return mpii_err_win(*eh, win, MPI_ERR_ARG, "MPI_Win_get_errhandler", "errhandler is NULL");
+    *errhandler = *eh;
+    if (eh_user_get(*eh))
+        eh_user_get(*eh)->refs++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    static const char fn[] = "MPI_Win_call_errhandler";
+    MPI_Errhandler *eh;
+    eh_user_t *u;
+    char msg[128];
+
+    MPII_CHECK_INIT(fn);
+    eh = mpii_win_errhandler(win);
+    if (!eh)
+        return mpii_err(NULL, MPI_ERR_WIN, fn, "invalid window %d", win);
+    u = eh_user_get(*eh);
+    if (u) {
+        int h = win;
+        int code = errorcode;
+        u->fn(&h, &code);
+    } else if (*eh != MPI_ERRORS_RETURN) {
+        snprintf(msg, sizeof(msg), "%s: error code %d raised by the program", fn, errorcode);
+        err_fatal(errorcode, msg);
+    }
     return MPI_SUCCESS;
 }

@@ -592,6 +592,7 @@ int MPI_Finalize(void)
     }
     if (mpii_g.stats)
         print_stats();
+    mpii_win_finalize(); /* windows never freed: their private communicators go first */
     mpii_comm_finalize();
     mpii_requests_finalize();
     mpii_op_finalize();

@@ -187,6 +187,23 @@ static inline void mpii_comm_unref(mpii_comm_t *c)
  * aborts the job; with MPI_ERRORS_RETURN returns errclass. */
 int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same for an error of window `win` whose handler is eh (mpi/win.c). */
+int mpii_err_win(MPI_Errhandler eh, int win, int errclass, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* mpi/win.c: the error handler of a window, NULL for an invalid handle. */
+MPI_Errhandler *mpii_win_errhandler(MPI_Win win);
+/* mpi/win.c: non-zero for a window handle in use; its predefined attribute
+ * keyval's value (MPI_WIN_BASE ...): 1 and *val set, or 0. */
+int mpii_win_valid(MPI_Win win);
+int mpii_win_predef_attr(MPI_Win win, int keyval, void **val);
+/* mpi/attr.c: delete a window's attributes (MPI_Win_free); MPI error class. */
+int mpii_attr_win_free(MPI_Win win);
+/* mpi/win.c: one progress round of the windows' targets (called by
+ * mpii_progress when mpii_rma_nwin > 0). */
+extern int mpii_rma_nwin;
+int mpii_rma_progress(void);
+void mpii_win_finalize(void);
+
 /* Non-zero once MPI_Init has run and MPI_Finalize has not. */
 int mpii_is_initialized(void);
 /* Ranks of the job on this host, and CPUs this process may run on (init.c). */

@@ -216,6 +216,8 @@ int mpii_progress(void)
 
     if (mpii_nbc_nactive && !mpii_nbc_in_coroutine())
         n += mpii_nbc_progress();
+    if (mpii_rma_nwin)
+        n += mpii_rma_progress();
     return n;
 }
 
