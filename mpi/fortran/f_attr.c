@@ -1,24 +1,28 @@
 /*
  * mpi/fortran/f_attr.c: Fortran 77 bindings of attribute caching on
- * communicators and datatypes (MPI 3.1 6.7, 17.2.7): keyvals whose copy and
- * delete callbacks are Fortran procedures, the MPI-2 calls with
- * INTEGER(KIND=MPI_ADDRESS_KIND) values, the MPI-1 ones (MPI_KEYVAL_CREATE,
- * MPI_ATTR_PUT ...) with default INTEGER values, and the predefined
- * callbacks MPI_COMM_DUP_FN, MPI_NULL_COPY_FN ... as Fortran procedures.
+ * communicators, datatypes and windows (MPI 3.1 6.7, 11.2.6, 17.2.7):
+ * keyvals whose copy and delete callbacks are Fortran procedures, the
+ * MPI-2 calls with INTEGER(KIND=MPI_ADDRESS_KIND) values, the MPI-1 ones
+ * (MPI_KEYVAL_CREATE, MPI_ATTR_PUT ...) with default INTEGER values, and
+ * the predefined callbacks MPI_COMM_DUP_FN, MPI_NULL_COPY_FN,
+ * MPI_WIN_DUP_FN ... as Fortran procedures.
  *
  * Values: the C library stores a void *; a Fortran value is stored as that
  * pointer's integer value (an MPI-1 INTEGER sign-extended, read back as
  * its low part, as 17.2.7 asks). The predefined attributes (MPI_TAG_UB ...)
- * are pointers to int in C and read through that pointer.
+ * are pointers to int in C and read through that pointer; so are the
+ * window attributes (MPI_WIN_SIZE: a pointer to an MPI_Aint), except
+ * MPI_WIN_BASE, which is the base address itself.
  *
  * Callbacks: a keyval created from Fortran is a C keyval whose extra_state
  * is an fkeyval_t holding the Fortran procedures, the flavour (MPI-1 or
  * MPI-2 argument kinds) and the program's EXTRA_STATE; one pair of C
  * trampolines calls them with Fortran conventions (everything by
- * reference, LOGICAL flag, IERROR last). MPI_Comm and MPI_Datatype are
- * both int, so the same trampolines serve both kinds. A freed keyval may
- * still be used by attributes (6.7.2), so the fkeyval_t records live until
- * MPI_FINALIZE (mf_attr_finalize).
+ * reference, LOGICAL flag, IERROR last). MPI_Comm, MPI_Datatype and
+ * MPI_Win are all int, so the same trampolines serve every kind (a window
+ * is never copied: only the delete callback of a window keyval is ever
+ * called). A freed keyval may still be used by attributes (6.7.2), so the
+ * fkeyval_t records live until MPI_FINALIZE (mf_attr_finalize).
  */
 #include "mpi/fortran/fortran.h"
 
@@ -42,8 +46,9 @@ typedef struct fkeyval {
 
 static fkeyval_t *fkeyvals;
 
-_Static_assert(sizeof(MPI_Comm) == sizeof(MPI_Fint) && sizeof(MPI_Datatype) == sizeof(MPI_Fint),
-               "communicators and datatypes are INTEGERs");
+_Static_assert(sizeof(MPI_Comm) == sizeof(MPI_Fint) && sizeof(MPI_Datatype) == sizeof(MPI_Fint) &&
+                   sizeof(MPI_Win) == sizeof(MPI_Fint),
+               "communicators, datatypes and windows are INTEGERs");
 
 static int fkeyval_copy(MPI_Comm obj, int keyval, void *extra, void *in, void *out, int *flag)
 {
@@ -144,6 +149,23 @@ void mpi_type_null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MP
     mpi_comm_null_delete_fn_(obj, keyval, val, extra, ierr);
 }
 
+void mpi_win_null_copy_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in, MPI_Aint *out,
+                           MPI_Fint *flag, MPI_Fint *ierr)
+{
+    mpi_comm_null_copy_fn_(obj, keyval, extra, in, out, flag, ierr);
+}
+
+void mpi_win_dup_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in, MPI_Aint *out,
+                     MPI_Fint *flag, MPI_Fint *ierr)
+{
+    mpi_comm_dup_fn_(obj, keyval, extra, in, out, flag, ierr);
+}
+
+void mpi_win_null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Aint *extra, MPI_Fint *ierr)
+{
+    mpi_comm_null_delete_fn_(obj, keyval, val, extra, ierr);
+}
+
 /* MPI-1 (MPI_KEYVAL_CREATE): INTEGER values */
 void mpi_null_copy_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in, MPI_Fint *out,
                        MPI_Fint *flag, MPI_Fint *ierr)
@@ -206,6 +228,19 @@ void mpi_type_create_keyval_(fcopy_fn *copy, fdelete_fn *del, MPI_Fint *keyval, 
         return;
     }
     *ierr = MPI_Type_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
+    *keyval = kv;
+}
+
+void mpi_win_create_keyval_(fcopy_fn *copy, fdelete_fn *del, MPI_Fint *keyval, MPI_Aint *extra_state,
+                            MPI_Fint *ierr)
+{
+    fkeyval_t *k = fkeyval_new(0, (void (*)(void))copy, (void (*)(void))del, *extra_state);
+    int kv = MPI_KEYVAL_INVALID;
+    if (!k) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    *ierr = MPI_Win_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
     *keyval = kv;
 }
 
@@ -313,4 +348,46 @@ void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribut
 void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Fint *ierr)
 {
     *ierr = MPI_Type_delete_attr(*datatype, *keyval);
+}
+
+/* ---- window attributes ---- */
+
+void mpi_win_free_keyval_(MPI_Fint *keyval, MPI_Fint *ierr)
+{
+    int kv = *keyval;
+    *ierr = MPI_Win_free_keyval(&kv);
+    *keyval = kv;
+}
+
+void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
+{
+    *ierr = MPI_Win_set_attr(*win, *keyval, (void *)*attribute_val);
+}
+
+void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *flag,
+                       MPI_Fint *ierr)
+{
+    void *p = NULL;
+    int f = 0;
+    *ierr = MPI_Win_get_attr(*win, *keyval, &p, &f);
+    *flag = mf_logical(f);
+    if (*ierr != MPI_SUCCESS || !f)
+        return;
+    switch (*keyval) {
+    case MPI_WIN_SIZE:
+        *attribute_val = p ? *(MPI_Aint *)p : 0;
+        break;
+    case MPI_WIN_DISP_UNIT:
+    case MPI_WIN_CREATE_FLAVOR:
+    case MPI_WIN_MODEL:
+        *attribute_val = p ? *(int *)p : 0;
+        break;
+    default: /* MPI_WIN_BASE and the user's: the value itself */
+        *attribute_val = (MPI_Aint)p;
+    }
+}
+
+void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Fint *ierr)
+{
+    *ierr = MPI_Win_delete_attr(*win, *keyval);
 }
