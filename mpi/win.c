@@ -74,8 +74,11 @@ typedef struct rma_hdr {
     int64_t nblocks; /* derived target type: blocks of its map, its extent and basic type */
     int64_t extent;
     int32_t basic;
-    int32_t pad;
+    int32_t inl; /* bytes of data that follow the header in its message (K_UNLOCK: an ack is wanted) */
 } rma_hdr_t;
+
+/* Data up to this size travels in the header's message. */
+#define INLINE_MAX 256
 
 /* an operation a target is serving */
 typedef struct inop {
@@ -90,6 +93,8 @@ typedef struct inop {
     char *addr;    /* target_disp in this process */
     size_t nbytes; /* count elements of tdt, packed */
     void *tmp, *tmp2;
+    char *data; /* the operand: inline, or tmp */
+    char inl[]; /* h.inl bytes */
 } inop_t;
 
 /* an origin's request in flight */
@@ -116,6 +121,7 @@ typedef struct win {
     MPI_Aint *sizes; /* every rank's window size and disp_unit */
     int *disp_units;
     MPI_Errhandler eh;
+    MPI_Info info; /* the hints in use (MPI_Win_get_info) */
     char name[MPI_MAX_OBJECT_NAME];
     /* MPI_Win_allocate_shared: the mapping and each rank's offset in it */
     char *shm;
@@ -126,7 +132,10 @@ typedef struct win {
     int nregions;
     /* target side */
     MPI_Request hdr_req;
-    rma_hdr_t hin;
+    union {
+        rma_hdr_t h;
+        char bytes[sizeof(rma_hdr_t) + INLINE_MAX];
+    } hin;
     inop_t **qhead, **qtail; /* per origin */
     int fences;
     unsigned long long expected, served;
@@ -140,7 +149,8 @@ typedef struct win {
     int *granted, *acks, *posted;
     int *locked; /* lock type held on each rank (| LOCK_NOCHECK), or 0 */
     int lock_all;
-    char *dirty; /* operations sent since the last flush */
+    char *dirty;   /* operations sent since the last flush */
+    char *unacked; /* ... among them puts or accumulates (no reply tells they are done) */
     int *start_ranks, nstart, started;
     int *post_ranks, npost, posted_epoch;
 } win_t;
@@ -238,7 +248,8 @@ static void wait_for(win_t *w, int (*cond)(win_t *, int), int arg)
     }
 }
 
-static int send_ctl(win_t *w, int kind, int target, int lock_type)
+/* A header without data; K_UNLOCK: `ack` asks for an acknowledgement. */
+static int send_ctl_ack(win_t *w, int kind, int target, int lock_type, int ack)
 {
     rma_hdr_t h;
 
@@ -246,8 +257,14 @@ static int send_ctl(win_t *w, int kind, int target, int lock_type)
     h.kind = kind;
     h.epoch = w->fences;
     h.lock_type = lock_type;
+    h.inl = ack;
     h.dt = MPI_DATATYPE_NULL;
     return mpii_send_ctx(&h, (int)sizeof(h), MPI_BYTE, target, TAG_HDR, w->comm, 0);
+}
+
+static int send_ctl(win_t *w, int kind, int target, int lock_type)
+{
+    return send_ctl_ack(w, kind, target, lock_type, 0);
 }
 
 static int add_pend(win_t *w, MPI_Request rq, int target, void *tmp, MPI_Request greq)
@@ -459,6 +476,10 @@ static void target_apply(inop_t *o, const char *in)
         return;
     }
     b = mpii_datatype_get(t->basic);
+    if (t->contig && b->contig) {
+        mpii_op_apply(o->h.op, in, o->addr + t->true_lb, (int)(o->nbytes / b->size), t->basic);
+        return;
+    }
     if (b->contig) {
         size_t pos = 0;
         for (int i = 0; i < count; i++)
@@ -469,14 +490,25 @@ static void target_apply(inop_t *o, const char *in)
             }
         return;
     }
-    /* a pair type (MPI_DOUBLE_INT ...): unpack into its layout, then combine */
-    if (t->predefined) {
-        char *s = malloc((size_t)count * (size_t)t->extent);
-        if (s) {
-            mpii_datatype_unpack(in, o->nbytes, s, (size_t)count, t);
-            mpii_op_apply(o->h.op, s, o->addr, count, o->h.dt);
-            free(s);
-        }
+    /* a pair type with a hole (MPI_SHORT_INT ...): a pair starts at every
+     * multiple of its size in the packed stream (as in mpi/op.c); each is
+     * unpacked into the pair's own layout, then combined in place */
+    {
+        char pair[64];
+        size_t pos = 0;
+
+        if ((size_t)b->extent > sizeof(pair))
+            return;
+        for (int i = 0; i < count; i++)
+            for (size_t j = 0; j < t->nblocks; j++) {
+                size_t len = t->blocks[j].len;
+                for (size_t q = (pos + b->size - 1) / b->size * b->size; q < pos + len; q += b->size) {
+                    MPI_Aint off = (MPI_Aint)i * t->extent + t->blocks[j].disp + (MPI_Aint)(q - pos);
+                    mpii_datatype_unpack(in + q, b->size, pair, 1, b);
+                    mpii_op_apply(o->h.op, pair, o->addr + off, 1, t->basic);
+                }
+                pos += len;
+            }
     }
 }
 
@@ -523,6 +555,11 @@ static int serve(win_t *w, inop_t *o)
     if (o->stage == 2) {
         switch (h->kind) {
         case K_PUT:
+            if (o->valid && o->tdt.contig && h->inl) {
+                memcpy(o->addr + o->tdt.true_lb, o->inl, o->nbytes);
+                w->served++;
+                return 1;
+            }
             if (o->valid && o->tdt.contig) {
                 mpii_irecv_ctx(o->addr + o->tdt.true_lb, (int)o->nbytes, MPI_BYTE, o->src, TAG_DATA, w->comm,
                                0, &o->rq);
@@ -537,6 +574,11 @@ static int serve(win_t *w, inop_t *o)
                 o->stage = 3;
                 break;
             }
+            if (h->inl) {
+                o->data = o->inl;
+                o->stage = 3;
+                break;
+            }
             {
                 /* (received also when refused, so the data message is
                  * consumed; without memory it is truncated away) */
@@ -545,6 +587,7 @@ static int serve(win_t *w, inop_t *o)
                 if (!o->tmp)
                     refuse(w, o, "out of memory");
                 mpii_irecv_ctx(o->tmp, o->tmp ? (int)n : 0, MPI_BYTE, o->src, TAG_DATA, w->comm, 0, &o->rq);
+                o->data = o->tmp;
             }
             o->stage = 3;
             return 0;
@@ -576,7 +619,8 @@ static int serve(win_t *w, inop_t *o)
                 w->excl = -1;
             else if (h->lock_type == MPI_LOCK_SHARED && w->nshared > 0)
                 w->nshared--;
-            send_ctl(w, K_ACK, o->src, 0);
+            if (h->inl)
+                send_ctl(w, K_ACK, o->src, 0);
             return 1;
         case K_FLUSH:
             send_ctl(w, K_ACK, o->src, 0);
@@ -593,22 +637,20 @@ static int serve(win_t *w, inop_t *o)
         if (!req_done(&o->rq, MPI_STATUS_IGNORE))
             return 0;
         if (h->kind == K_PUT) {
-            if (o->valid && o->tmp)
-                mpii_datatype_unpack(o->tmp, o->nbytes, o->addr, (size_t)h->count, &o->tdt);
+            if (o->valid && o->data)
+                mpii_datatype_unpack(o->data, o->nbytes, o->addr, (size_t)h->count, &o->tdt);
         } else if (h->kind == K_ACC) {
-            if (o->valid && o->tmp)
-                target_apply(o, o->tmp);
+            if (o->valid && o->data)
+                target_apply(o, o->data);
         } else {
             /* K_GACC, K_CAS: the old contents go back */
             o->tmp2 = calloc(1, o->nbytes ? o->nbytes : 1);
             if (o->valid && o->tmp2) {
                 mpii_datatype_pack(o->addr, (size_t)h->count, &o->tdt, o->tmp2);
-                if (h->kind == K_GACC && o->tmp)
-                    target_apply(o, o->tmp);
-                else if (h->kind == K_GACC && h->op == MPI_NO_OP)
-                    ;
-                else if (o->tmp && !memcmp(o->tmp2, (char *)o->tmp + o->nbytes, o->nbytes))
-                    memcpy(o->addr, o->tmp, o->nbytes);
+                if (h->kind == K_GACC && o->data)
+                    target_apply(o, o->data);
+                else if (h->kind == K_CAS && o->data && !memcmp(o->tmp2, o->data + o->nbytes, o->nbytes))
+                    memcpy(o->addr, o->data, o->nbytes);
             }
             reply(w, o, o->tmp2, o->nbytes);
         }
@@ -631,7 +673,8 @@ static void inop_free(inop_t *o)
 
 static void hdr_post(win_t *w)
 {
-    mpii_irecv_ctx(&w->hin, (int)sizeof(w->hin), MPI_BYTE, MPI_ANY_SOURCE, TAG_HDR, w->comm, 0, &w->hdr_req);
+    mpii_irecv_ctx(&w->hin, (int)sizeof(w->hin.bytes), MPI_BYTE, MPI_ANY_SOURCE, TAG_HDR, w->comm, 0,
+                   &w->hdr_req);
 }
 
 static int win_poll(win_t *w)
@@ -643,12 +686,13 @@ static int win_poll(win_t *w)
         st.MPI_ERROR = MPI_SUCCESS;
         if (w->hdr_req == MPI_REQUEST_NULL || !req_done(&w->hdr_req, &st))
             break;
-        const rma_hdr_t *h = &w->hin;
+        const rma_hdr_t *h = &w->hin.h;
         int src = st.MPI_SOURCE, cnt = 0;
 
         n++;
         MPI_Get_count(&st, MPI_BYTE, &cnt);
-        if (st.MPI_ERROR != MPI_SUCCESS || cnt != (int)sizeof(*h) || src < 0 || src >= w->size ||
+        if (st.MPI_ERROR != MPI_SUCCESS || cnt < (int)sizeof(*h) || src < 0 || src >= w->size ||
+            (h->kind != K_UNLOCK && (h->inl < 0 || h->inl > INLINE_MAX || cnt != (int)sizeof(*h) + h->inl)) ||
             h->kind < K_PUT || h->kind > K_LAST) {
             fprintf(stderr, "mbmpi: rank %d: window %d: malformed header from rank %d dropped\n", mpii_g.rank,
                     w->handle, src);
@@ -659,13 +703,15 @@ static int win_poll(win_t *w)
         } else if (h->kind == K_POST) {
             w->posted[src]++;
         } else {
-            inop_t *o = calloc(1, sizeof(*o));
+            inop_t *o = calloc(1, sizeof(*o) + (h->kind != K_UNLOCK ? (size_t)h->inl : 0));
             if (!o) {
                 fprintf(stderr, "mbmpi: rank %d: window %d: out of memory; operation dropped\n", mpii_g.rank,
                         w->handle);
             } else {
                 o->h = *h;
                 o->src = src;
+                if (h->kind != K_UNLOCK)
+                    memcpy(o->inl, w->hin.bytes + sizeof(*h), (size_t)h->inl);
                 if (w->qtail[src])
                     w->qtail[src]->next = o;
                 else
@@ -721,6 +767,8 @@ static void win_destroy(win_t *w)
         }
     if (w->comm)
         mpii_comm_destroy(w->comm);
+    if (w->info != MPI_INFO_NULL)
+        MPI_Info_free(&w->info);
     if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE)
         free(w->base);
     if (w->shm)
@@ -739,14 +787,48 @@ static void win_destroy(win_t *w)
     free(w->posted);
     free(w->locked);
     free(w->dirty);
+    free(w->unacked);
     free(w->start_ranks);
     free(w->post_ranks);
     free(w);
 }
 
+/* The hints a window knows (MPI 3.1 11.2.1, 11.7.2), with their defaults;
+ * others are ignored. None changes what mbmpi does: each is kept and
+ * reported back by MPI_Win_get_info. */
+static const char *const hints[][2] = {
+    {"no_locks", "false"},
+    {"accumulate_ordering", "rar,raw,war,waw"},
+    {"accumulate_ops", "same_op_no_op"},
+    {"same_size", "false"},
+    {"same_disp_unit", "false"},
+    {"alloc_shared_noncontig", "false"},
+};
+
+/* Take the known hints of info (MPI_INFO_NULL: none) into w->info. */
+static int hints_apply(win_t *w, MPI_Info info)
+{
+    char val[MPI_MAX_INFO_VAL + 1];
+    int nkeys, flag, rc;
+
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    if (MPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
+        return MPI_ERR_INFO;
+    for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+        rc = MPI_Info_get(info, hints[i][0], MPI_MAX_INFO_VAL, val, &flag);
+        if (rc == MPI_SUCCESS && flag)
+            rc = MPI_Info_set(w->info, hints[i][0], val);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 /* The collective part of every creation call: the private communicator,
  * every rank's size and disp_unit, the header receive. */
-static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, int flavor, win_t **w_p)
+static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, int flavor, MPI_Info info,
+                   win_t **w_p)
 {
     mpii_comm_t *c = mpii_comm_get(comm);
     win_t *w;
@@ -777,6 +859,7 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, 
     w->eh = MPI_ERRORS_ARE_FATAL;
     w->excl = -1;
     w->hdr_req = MPI_REQUEST_NULL;
+    w->info = MPI_INFO_NULL;
     w->sizes = calloc((size_t)P, sizeof(*w->sizes));
     w->disp_units = calloc((size_t)P, sizeof(int));
     w->qhead = calloc((size_t)P, sizeof(inop_t *));
@@ -788,9 +871,20 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, 
     w->posted = calloc((size_t)P, sizeof(int));
     w->locked = calloc((size_t)P, sizeof(int));
     w->dirty = calloc((size_t)P, 1);
+    w->unacked = calloc((size_t)P, 1);
     w->start_ranks = calloc((size_t)P, sizeof(int));
     w->post_ranks = calloc((size_t)P, sizeof(int));
     all = calloc((size_t)P, 2 * sizeof(int64_t));
+    rc = MPI_Info_create(&w->info);
+    for (size_t i = 0; rc == MPI_SUCCESS && i < sizeof(hints) / sizeof(hints[0]); i++)
+        rc = MPI_Info_set(w->info, hints[i][0], hints[i][1]);
+    if (rc == MPI_SUCCESS)
+        rc = hints_apply(w, info);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        win_destroy(w);
+        return mpii_err(c, rc, fn, "invalid info");
+    }
     rc = mpii_ctx_agree_comm(c, &ctx);
     if (rc == MPI_SUCCESS)
         rc = mpii_comm_new(P, c->world_ranks, c->rank, ctx, MPI_ERRORS_RETURN, &w->comm);
@@ -800,9 +894,9 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, 
         mine[1] = disp_unit;
         rc = all ? MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, w->comm->handle) : MPI_ERR_NO_MEM;
     }
-    if (rc == MPI_SUCCESS &&
-        (!w->sizes || !w->disp_units || !w->qhead || !w->qtail || !w->completed || !w->sent || !w->granted ||
-         !w->acks || !w->posted || !w->locked || !w->dirty || !w->start_ranks || !w->post_ranks || !all))
+    if (rc == MPI_SUCCESS && (!w->sizes || !w->disp_units || !w->qhead || !w->qtail || !w->completed ||
+                              !w->sent || !w->granted || !w->acks || !w->posted || !w->locked || !w->dirty ||
+                              !w->unacked || !w->start_ranks || !w->post_ranks || !all))
         rc = MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
         free(all);
@@ -839,11 +933,10 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     win_t *w;
     int rc;
 
-    (void)info;
     if (!win)
         return mpii_err(mpii_comm_get(comm), MPI_ERR_ARG, fn, "win is NULL");
     *win = MPI_WIN_NULL;
-    rc = win_new(fn, comm, size, disp_unit, MPI_WIN_FLAVOR_CREATE, &w);
+    rc = win_new(fn, comm, size, disp_unit, MPI_WIN_FLAVOR_CREATE, info, &w);
     if (rc != MPI_SUCCESS)
         return rc;
     w->base = base;
@@ -858,13 +951,12 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     void *mem = NULL;
     int rc;
 
-    (void)info;
     if (!win || !baseptr)
         return mpii_err(mpii_comm_get(comm), MPI_ERR_ARG, fn, "%s is NULL", !win ? "win" : "baseptr");
     *win = MPI_WIN_NULL;
     if (size > 0 && posix_memalign(&mem, 64, (size_t)size))
         mem = NULL;
-    rc = win_new(fn, comm, size, disp_unit, MPI_WIN_FLAVOR_ALLOCATE, &w);
+    rc = win_new(fn, comm, size, disp_unit, MPI_WIN_FLAVOR_ALLOCATE, info, &w);
     if (rc != MPI_SUCCESS) {
         free(mem);
         return rc;
@@ -887,11 +979,10 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     win_t *w;
     int rc;
 
-    (void)info;
     if (!win)
         return mpii_err(mpii_comm_get(comm), MPI_ERR_ARG, fn, "win is NULL");
     *win = MPI_WIN_NULL;
-    rc = win_new(fn, comm, 0, 1, MPI_WIN_FLAVOR_DYNAMIC, &w);
+    rc = win_new(fn, comm, 0, 1, MPI_WIN_FLAVOR_DYNAMIC, info, &w);
     if (rc != MPI_SUCCESS)
         return rc;
     *win = w->handle;
@@ -971,11 +1062,10 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     char path[64];
     size_t total = 0;
 
-    (void)info;
     if (!win || !baseptr)
         return mpii_err(mpii_comm_get(comm), MPI_ERR_ARG, fn, "%s is NULL", !win ? "win" : "baseptr");
     *win = MPI_WIN_NULL;
-    rc = win_new(fn, comm, size, disp_unit, MPI_WIN_FLAVOR_SHARED, &w);
+    rc = win_new(fn, comm, size, disp_unit, MPI_WIN_FLAVOR_SHARED, info, &w);
     if (rc != MPI_SUCCESS)
         return rc;
     c = mpii_comm_get(comm);
@@ -1050,7 +1140,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     }
     *size = w->sizes[rank];
     *disp_unit = w->disp_units[rank];
-    *(void **)baseptr = w->shm + w->shm_off[rank];
+    *(void **)baseptr = w->sizes[rank] ? w->shm + w->shm_off[rank] : NULL;
     return MPI_SUCCESS;
 }
 
@@ -1116,8 +1206,11 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     win_t *w;
     int rc = win_check("MPI_Win_set_info", win, &w);
-    (void)info; /* no hint changes what mbmpi does */
-    return rc;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = hints_apply(w, info);
+    return rc == MPI_SUCCESS ? rc : WERR(w, rc, "MPI_Win_set_info", "invalid info %d", info);
 }
 
 int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
@@ -1130,7 +1223,8 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
         return rc;
     if (!info_used)
         return WERR(w, MPI_ERR_ARG, fn, "info_used is NULL");
-    return MPI_Info_create(info_used);
+    rc = MPI_Info_dup(w->info, info_used);
+    return rc == MPI_SUCCESS ? rc : WERR(w, rc, fn, "out of memory");
 }
 
 int MPI_Win_set_name(MPI_Win win, const char *win_name)
@@ -1232,6 +1326,15 @@ static int rma_op(const char *fn, int kind, const void *oaddr, int ocount, MPI_D
     if ((has_origin && !check_type(odt, &ot)) || !check_type(tdt, &tt) ||
         (has_result && !check_type(rdt, &rt)))
         return WERR(w, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
+    if (kind != K_CAS && (size_t)tcount * tt->size == 0) {
+        /* nothing moves: valid whatever the (zero-size) types and buffers */
+        if (ureq) {
+            rc = MPI_Grequest_start(rq_query, rq_free, rq_cancel, NULL, ureq);
+            if (rc == MPI_SUCCESS)
+                MPI_Grequest_complete(*ureq);
+        }
+        return rc;
+    }
     if (kind == K_ACC || kind == K_GACC) {
         if (op < MPI_MAX || op > MPI_NO_OP)
             return WERR(w, MPI_ERR_OP, fn, "only predefined operations are allowed in one-sided calls");
@@ -1245,6 +1348,9 @@ static int rma_op(const char *fn, int kind, const void *oaddr, int ocount, MPI_D
     if (ureq && trank != MPI_PROC_NULL && !w->lock_all && !w->locked[trank])
         return WERR(w, MPI_ERR_RMA_SYNC, fn,
                     "request-based calls need a passive-target epoch (MPI_Win_lock)");
+    if (has_result && (size_t)rcount * rt->size != (size_t)tcount * tt->size)
+        return WERR(w, MPI_ERR_ARG, fn, "the result's %zu bytes do not match the target's %zu",
+                    (size_t)rcount * rt->size, (size_t)tcount * tt->size);
     if (has_origin && (size_t)ocount * ot->size != (size_t)tcount * tt->size)
         return WERR(w, MPI_ERR_ARG, fn, "the origin's %zu bytes do not match the target's %zu",
                     (size_t)ocount * ot->size, (size_t)tcount * tt->size);
@@ -1295,7 +1401,25 @@ static int rma_op(const char *fn, int kind, const void *oaddr, int ocount, MPI_D
         h.extent = (int64_t)tt->extent;
         h.basic = tt->basic;
     }
-    rc = mpii_send_ctx(&h, (int)sizeof(h), MPI_BYTE, trank, TAG_HDR, w->comm, 0);
+    {
+        /* small data goes with the header */
+        size_t n = (size_t)tcount * tt->size * (kind == K_CAS ? 2 : 1);
+        union {
+            rma_hdr_t h;
+            char bytes[sizeof(rma_hdr_t) + INLINE_MAX];
+        } m;
+        if (kind != K_GET && has_origin && n <= INLINE_MAX) {
+            h.inl = (int32_t)n;
+            if (kind == K_CAS) {
+                memcpy(m.bytes + sizeof(h), oaddr, tt->size);
+                memcpy(m.bytes + sizeof(h) + tt->size, caddr, tt->size);
+            } else {
+                mpii_datatype_pack(oaddr, (size_t)ocount, ot, m.bytes + sizeof(h));
+            }
+        }
+        m.h = h;
+        rc = mpii_send_ctx(m.bytes, (int)(sizeof(h) + (size_t)h.inl), MPI_BYTE, trank, TAG_HDR, w->comm, 0);
+    }
     if (rc == MPI_SUCCESS && !tt->predefined) {
         size_t n = tt->nblocks * sizeof(mpii_dtblock_t);
         void *map = malloc(n ? n : 1);
@@ -1306,7 +1430,9 @@ static int rma_op(const char *fn, int kind, const void *oaddr, int ocount, MPI_D
         if (rc == MPI_SUCCESS)
             rc = add_pend(w, rq, trank, map, MPI_REQUEST_NULL);
     }
-    if (rc == MPI_SUCCESS && kind == K_CAS) {
+    if (h.inl) {
+        /* (sent) */
+    } else if (rc == MPI_SUCCESS && kind == K_CAS) {
         char *two = malloc(2 * tt->size);
         if (!two)
             return WERR(w, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -1327,6 +1453,8 @@ static int rma_op(const char *fn, int kind, const void *oaddr, int ocount, MPI_D
         MPI_Grequest_complete(greq);
     w->sent[trank]++;
     w->dirty[trank] = 1;
+    if (kind == K_PUT || kind == K_ACC)
+        w->unacked[trank] = 1;
     return MPI_SUCCESS;
 }
 
@@ -1456,9 +1584,17 @@ int MPI_Win_fence(int assert, MPI_Win win)
         return WERR(w, rc, fn, "reduce-scatter failed");
     memset(w->sent, 0, (size_t)w->size * sizeof(*w->sent));
     memset(w->dirty, 0, (size_t)w->size);
+    memset(w->unacked, 0, (size_t)w->size);
     w->expected += got;
     wait_for(w, all_served, 0);
     w->fences++;
+    /* a shared segment is read with plain loads: every target has served
+       its operations before any rank leaves the fence */
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED && !(assert &MPI_MODE_NOPRECEDE)) {
+        rc = MPI_Barrier(w->comm->handle);
+        if (rc != MPI_SUCCESS)
+            return WERR(w, rc, fn, "barrier failed");
+    }
     return MPI_SUCCESS;
 }
 
@@ -1637,18 +1773,25 @@ static void lock_wait(win_t *w, int r)
  * flush. */
 static int remote_complete(win_t *w, int r, int unlock)
 {
-    int rc;
+    int rc = MPI_SUCCESS, ack;
 
     wait_for(w, no_pend_to, r);
+    /* A received reply tells its get or fetching accumulate is done at the
+     * target; puts and accumulates are known done only from an
+     * acknowledgement, which the target sends after serving them. */
+    ack = w->unacked[r];
     if (unlock && !(w->locked[r] & LOCK_NOCHECK))
-        rc = send_ctl(w, K_UNLOCK, r, w->locked[r] & ~LOCK_NOCHECK);
-    else
+        rc = send_ctl_ack(w, K_UNLOCK, r, w->locked[r] & ~LOCK_NOCHECK, ack);
+    else if (ack)
         rc = send_ctl(w, K_FLUSH, r, 0);
     if (rc != MPI_SUCCESS)
         return rc;
-    wait_for(w, acked, r);
-    w->acks[r]--;
+    if (ack) {
+        wait_for(w, acked, r);
+        w->acks[r]--;
+    }
     w->dirty[r] = 0;
+    w->unacked[r] = 0;
     return MPI_SUCCESS;
 }
 
