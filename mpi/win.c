@@ -367,6 +367,24 @@ static void refuse(win_t *w, inop_t *o, const char *why)
 
 /* Build o->tdt from the header (and the shipped map) and check the access:
  * o->valid. */
+/* Whether the attached regions of a dynamic window cover [a, b), b > a: one
+   access may span regions attached side by side. */
+static int covered(const win_t *w, MPI_Aint a, MPI_Aint b)
+{
+    for (int again = 1; again && a < b;) {
+        again = 0;
+        for (int i = 0; i < w->nregions; i++) {
+            MPI_Aint lo = (MPI_Aint)w->regions[i].base, hi = lo + w->regions[i].size;
+            if (a >= lo && a < hi) {
+                a = hi;
+                again = 1;
+                break;
+            }
+        }
+    }
+    return a >= b;
+}
+
 static void target_type(win_t *w, inop_t *o)
 {
     const rma_hdr_t *h = &o->h;
@@ -433,11 +451,9 @@ static void target_type(win_t *w, inop_t *o)
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         MPI_Aint a, b;
         int ok = lo == hi;
-        if (!__builtin_add_overflow((MPI_Aint)h->disp, lo, &a) &&
+        if (!ok && !__builtin_add_overflow((MPI_Aint)h->disp, lo, &a) &&
             !__builtin_add_overflow((MPI_Aint)h->disp, hi, &b))
-            for (int i = 0; i < w->nregions && !ok; i++)
-                ok = a >= (MPI_Aint)w->regions[i].base &&
-                     b <= (MPI_Aint)w->regions[i].base + w->regions[i].size;
+            ok = covered(w, a, b);
         if (!ok) {
             refuse(w, o, "access outside every attached region (MPI_ERR_RMA_RANGE)");
             return;

@@ -8,8 +8,9 @@
  * MPI_Win_lock_all (checked with MPI_Get after MPI_Win_flush_all and by
  * the owners after MPI_Barrier + MPI_Win_sync) and again between
  * MPI_Win_fence calls. Then one buffer is detached, a third attached and
- * used, everything detached and the window freed: the buffers keep their
- * contents.
+ * used; a put and a get span two regions attached side by side (MPICH's
+ * win_dynamic_rma_flush_get does this); everything is detached and the
+ * window freed: the buffers keep their contents.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -159,6 +160,37 @@ int main(int argc, char **argv)
 
     CHECK(MPI_Win_detach(win, b1) == MPI_SUCCESS, "Win_detach b1");
     CHECK(MPI_Win_detach(win, b3) == MPI_SUCCESS, "Win_detach b3");
+
+    /* ---- one access across two regions attached side by side ---- */
+    {
+        enum { H = 6 };
+        int two[2 * H], out[2 * H], back[2 * H];
+        MPI_Aint a4;
+        int t = (rank + 1) % p, from = (rank + p - 1) % p;
+        for (int j = 0; j < 2 * H; j++) {
+            two[j] = -1;
+            out[j] = pv(4, rank, t, j);
+        }
+        CHECK(MPI_Win_attach(win, two, H * sizeof(int)) == MPI_SUCCESS, "Win_attach low half");
+        CHECK(MPI_Win_attach(win, two + H, H * sizeof(int)) == MPI_SUCCESS, "Win_attach high half");
+        MPI_Aint *a4s = malloc(p * sizeof(MPI_Aint));
+        CHECK(a4s, "out of memory");
+        exchange(two, a4s);
+        a4 = a4s[t];
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win);
+        CHECK(MPI_Put(out, 2 * H, MPI_INT, t, a4, 2 * H, MPI_INT, win) == MPI_SUCCESS, "Put across regions");
+        MPI_Win_flush(t, win);
+        CHECK(MPI_Get(back, 2 * H, MPI_INT, t, a4, 2 * H, MPI_INT, win) == MPI_SUCCESS, "Get across regions");
+        MPI_Win_unlock(t, win);
+        for (int j = 0; j < 2 * H; j++)
+            CHECK(back[j] == out[j], "get across regions [%d] = %d", j, back[j]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int j = 0; j < 2 * H; j++)
+            CHECK(two[j] == pv(4, from, rank, j), "put across regions [%d] = %d", j, two[j]);
+        CHECK(MPI_Win_detach(win, two) == MPI_SUCCESS, "Win_detach low half");
+        CHECK(MPI_Win_detach(win, two + H) == MPI_SUCCESS, "Win_detach high half");
+        free(a4s);
+    }
     CHECK(MPI_Win_free(&win) == MPI_SUCCESS && win == MPI_WIN_NULL, "Win_free");
     /* the memory is the process's own again, with its contents */
     for (int j = 0; j < M; j++) {
