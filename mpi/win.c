@@ -86,7 +86,8 @@ typedef struct inop {
     rma_hdr_t h;
     int src;
     int stage;
-    int valid; /* the access lies inside the window */
+    int valid;         /* the access lies inside the window */
+    unsigned long seq; /* arrival order at this target */
     MPI_Request rq;
     mpii_datatype_t tdt; /* the target type (blocks: the shipped map, or the predefined type's) */
     mpii_dtblock_t *blocks;
@@ -138,6 +139,7 @@ typedef struct win {
     } hin;
     inop_t **qhead, **qtail; /* per origin */
     int fences;
+    unsigned long arrivals; /* operations received (inop_t.seq) */
     unsigned long long expected, served;
     int excl; /* rank holding the exclusive lock, or -1 */
     int nshared;
@@ -533,6 +535,19 @@ static int reply(win_t *w, inop_t *o, const void *buf, size_t n)
     return mpii_isend_ctx(buf, (int)n, MPI_BYTE, o->src, TAG_REPLY, w->comm, 0, &o->rq);
 }
 
+/* Whether a lock request that arrived before o still waits at the head of
+ * its origin's queue: locks are granted in arrival order, so an origin that
+ * unlocks and locks again cannot starve the others. */
+static int earlier_lock_waits(const win_t *w, const inop_t *o)
+{
+    for (int s = 0; s < w->size; s++) {
+        const inop_t *q = w->qhead[s];
+        if (q && q != o && q->h.kind == K_LOCK && q->seq < o->seq)
+            return 1;
+    }
+    return 0;
+}
+
 static int lock_free_for(win_t *w, int type)
 {
     return w->excl < 0 && (type == MPI_LOCK_SHARED || w->nshared == 0);
@@ -622,7 +637,7 @@ static int serve(win_t *w, inop_t *o)
             o->stage = 4;
             return 0;
         case K_LOCK:
-            if (!lock_free_for(w, h->lock_type))
+            if (!lock_free_for(w, h->lock_type) || earlier_lock_waits(w, o))
                 return 0;
             if (h->lock_type == MPI_LOCK_EXCLUSIVE)
                 w->excl = o->src;
@@ -726,6 +741,7 @@ static int win_poll(win_t *w)
             } else {
                 o->h = *h;
                 o->src = src;
+                o->seq = w->arrivals++;
                 if (h->kind != K_UNLOCK)
                     memcpy(o->inl, w->hin.bytes + sizeof(*h), (size_t)h->inl);
                 if (w->qtail[src])
