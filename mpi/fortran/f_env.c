@@ -105,6 +105,19 @@ double mpi_wtick_(void)
     return MPI_Wtick();
 }
 
+/* MPI_AINT_ADD and MPI_AINT_DIFF are functions of INTEGER(KIND=
+ * MPI_ADDRESS_KIND): `use mpi` declares them; with mpif.h the program does
+ * (as MPICH's mpif.h, which leaves them out). */
+MPI_Aint mpi_aint_add_(const MPI_Aint *base, const MPI_Aint *disp)
+{
+    return MPI_Aint_add(*base, *disp);
+}
+
+MPI_Aint mpi_aint_diff_(const MPI_Aint *addr1, const MPI_Aint *addr2)
+{
+    return MPI_Aint_diff(*addr1, *addr2);
+}
+
 /* The profiling names, which mpif.h declares as MPI 3.1 17.1.5 asks (the
  * other routines have no Fortran PMPI_ entry points). */
 double pmpi_wtime_(void)

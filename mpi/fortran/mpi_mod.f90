@@ -11,6 +11,7 @@
 module mpi
   implicit none
   include 'mpif.h'
+  integer(kind=MPI_ADDRESS_KIND), external :: MPI_AINT_ADD, MPI_AINT_DIFF
 
   interface MPI_SIZEOF
     subroutine mpi_sizeof_integer1(x, size, ierror)

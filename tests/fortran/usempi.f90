@@ -3,7 +3,8 @@
 ! Fortran subroutine with every argument by reference), Scan, Exscan,
 ! Gatherv, Scatterv, Allgatherv, a persistent send/receive pair, the
 ! generic MPI_SIZEOF (scalars and arrays of several types and kinds,
-! checked against MPI_TYPE_SIZE) and PMPI_WTIME / PMPI_WTICK.
+! checked against MPI_TYPE_SIZE), PMPI_WTIME / PMPI_WTICK and the
+! functions MPI_AINT_ADD / MPI_AINT_DIFF.
 ! Prints PASS.
 module absmax_op
 contains
@@ -25,6 +26,7 @@ program usempi
   implicit none
   integer :: rank, p, ierr, op, i, s, ex, right, left
   integer :: req(2)
+  integer(kind=MPI_ADDRESS_KIND) :: a1, a3
   double precision :: x(3), y(3)
   ! buffers of persistent requests change behind the compiler's back (the
   ! classic Fortran MPI hazard): without VOLATILE, -O2 keeps stale values
@@ -134,6 +136,12 @@ program usempi
 
   t0 = pmpi_wtime()
   call check(t0 > 0d0 .and. mpi_wtime() >= t0 .and. pmpi_wtick() > 0d0, 'PMPI_WTIME')
+
+  ! MPI_AINT_ADD / MPI_AINT_DIFF: functions the module declares
+  call mpi_get_address(x(1), a1, ierr)
+  call mpi_get_address(x(3), a3, ierr)
+  call check(mpi_aint_add(a1, 16_MPI_ADDRESS_KIND) == a3, 'MPI_AINT_ADD')
+  call check(mpi_aint_diff(a3, a1) == 16, 'MPI_AINT_DIFF')
 
   call mpi_barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(A)', 'PASS'
