@@ -31,6 +31,7 @@
  * message on stderr and its data is dropped.
  */
 #include "mpi/mpi3.h"
+#include "mpi/win_wire.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,46 +40,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-enum { TAG_HDR = 1, TAG_DATA = 2, TAG_REPLY = 3, TAG_TYPE = 4 };
-
-/* header kinds: data operations, then synchronization served in order,
- * then replies handled as they arrive */
-enum {
-    K_PUT = 1,
-    K_GET,
-    K_ACC,
-    K_GACC, /* also MPI_Fetch_and_op */
-    K_CAS,
-    K_LOCK,
-    K_UNLOCK,
-    K_FLUSH,
-    K_COMPLETE,
-    K_GRANT,
-    K_ACK,
-    K_POST,
-    K_LAST = K_POST
-};
-
 #define MODE_ALL                                                                                             \
     (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
 #define MAX_BLOCKS (1 << 24) /* of a shipped type map */
-
-typedef struct rma_hdr {
-    int32_t kind;
-    int32_t epoch; /* fences the origin had completed */
-    int64_t disp;  /* target_disp (an address in a dynamic window) */
-    int32_t count; /* target_count */
-    int32_t dt;    /* target type if predefined, else MPI_DATATYPE_NULL: its map follows on TAG_TYPE */
-    int32_t op;
-    int32_t lock_type;
-    int64_t nblocks; /* derived target type: blocks of its map, its extent and basic type */
-    int64_t extent;
-    int32_t basic;
-    int32_t inl; /* bytes of data that follow the header in its message (K_UNLOCK: an ack is wanted) */
-} rma_hdr_t;
-
-/* Data up to this size travels in the header's message. */
-#define INLINE_MAX 256
 
 /* an operation a target is serving */
 typedef struct inop {
@@ -446,6 +410,11 @@ static void target_type(win_t *w, inop_t *o)
         return;
     }
     o->nbytes = (size_t)h->count * o->tdt.size;
+    if (h->inl && (h->kind == K_GET || (h->kind == K_GACC && h->op == MPI_NO_OP) ||
+                   (size_t)h->inl != (h->kind == K_CAS ? 2 : 1) * o->nbytes)) {
+        refuse(w, o, "inline data of the wrong size");
+        return;
+    }
     if (type_span(&o->tdt, h->count, &lo, &hi)) {
         refuse(w, o, "access overflows");
         return;
@@ -764,6 +733,15 @@ static int win_poll(win_t *w)
         }
     }
     return n + poll_pend(w);
+}
+
+int mpii_win_send_raw(int win, int target, const void *msg, int len)
+{
+    win_t *w = win_get(win);
+
+    if (!w || target < 0 || target >= w->size)
+        return MPI_ERR_ARG;
+    return mpii_send_ctx(msg, len, MPI_BYTE, target, TAG_HDR, w->comm, 0);
 }
 
 int mpii_rma_progress(void)

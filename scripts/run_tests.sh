@@ -152,7 +152,7 @@ for s in $suites; do
         MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/mpi" \
             CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
             tests/mpi/run.sh --providers "shm tcp" \
-            --filter 'p2p_(basic|order|cancel|nonblocking|truncate) np=(2|4)|proto_paths np=2|coll_basic np=3|comm np=3|type_free_pending np=2|coll_all np=3|groups np=3|comm_free_pending np=(2|4)|p2p_cancel_send np=(2|3)|comm_idup np=5|isendrecv np=3|alltoallw np=3|persistent np=2|rma_(fence|lock|atomics|dynamic|shared|pscw) np=2' \
+            --filter 'p2p_(basic|order|cancel|nonblocking|truncate) np=(2|4)|proto_paths np=2|coll_basic np=3|comm np=3|type_free_pending np=2|coll_all np=3|groups np=3|comm_free_pending np=(2|4)|p2p_cancel_send np=(2|3)|comm_idup np=5|isendrecv np=3|alltoallw np=3|persistent np=2|rma_(fence|lock|atomics|dynamic|shared|pscw|forged) np=2' \
             2>&1 | tee "$log/am"
         count "$log/am"
         # mbshm's single copies and reads (process_vm_*) across processes
