@@ -89,7 +89,7 @@ clean-all: clean
 kill-test: all build/stress
 	MBMPI_KILL_RUNS=50 scripts/run_tests.sh kill
 
-.PHONY: bench-extra bench-ethernet100 verify fuzz test-mpich kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
+.PHONY: bench-extra bench-rma bench-ethernet100 verify fuzz test-mpich kill-test stress asan-build asan-units deps test test-unit test-launch test-mpi check-layers asan bench bench-peers format
 deps:
 	@scripts/install-deps.sh
 
@@ -170,6 +170,9 @@ bench-extra: deps
 	bash bench/run_bench.sh --extra
 
 # 100 Mbit/s link between two network namespaces (needs root; skips otherwise)
+bench-rma: all
+	bash bench/run_rma.sh
+
 bench-ethernet100: all
 	bash bench/ethernet100
 
