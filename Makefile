@@ -42,7 +42,7 @@ bin/mpiexec: bin/mpirun
 	ln -sf mpirun $@
 
 bin/mbmpi_info: $(BUILD)/mpi/tools/mbmpi_info.o $(LIBDIR)/libmpi.a
-	$(CC) $(CFLAGS) $< -o $@ -L$(LIBDIR) -lmpi -lfabric -lpthread -lm
+	$(CC) $(CFLAGS) $< -o $@ -L$(LIBDIR) -lmpi -lpthread -lm
 
 -include $(LIB_OBJS:.o=.d) $(LAUNCH_OBJS:.o=.d)
 

@@ -36,7 +36,7 @@
  * ...; auto or unset = mbshm when both ranks are on this host, else
  * tcp;ofi_rxm (as MPI_Init chooses).
  *
- * build: cc -O2 -I. -Impi/include bench/mbcf_lat.c -Llib -lmpi -lfabric -lpthread -lm
+ * build: cc -O2 -I. -Impi/include bench/mbcf_lat.c -Llib -lmpi -lpthread -lm
  * usage: mpirun -n 2 [--provider P] mbcf_lat [-i SCALE] [-r REPS] [-m MAX] [-s LIST]
  *                                            [-t TESTS] [--csv FILE]
  *   -i SCALE  multiply the iteration counts (default 1.0; 10000 round trips

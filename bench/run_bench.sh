@@ -91,7 +91,7 @@ for b in $MPI_BENCHES; do
     bin/mpicc -O2 -o "$BUILD/$b" "bench/$b.c" || die "building $BUILD/$b failed"
 done
 # the raw layers: internal headers, linked against the library directly
-cc -O2 -I. -Impi/include -o "$BUILD/mbcf_lat" bench/mbcf_lat.c -Llib -lmpi -lfabric -lpthread -lm ||
+cc -O2 -I. -Impi/include -o "$BUILD/mbcf_lat" bench/mbcf_lat.c -Llib -lmpi -lpthread -lm ||
     die "building $BUILD/mbcf_lat failed"
 
 # ---- runs ------------------------------------------------------------------

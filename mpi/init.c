@@ -32,6 +32,10 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      "mbshm (own shared-memory rings) or a libfabric provider: shm, tcp (tcp;ofi_rxm), sockets, verbs, udp; "
      "auto = mbshm on one host, else net where libfabric has it, else tcp;ofi_rxm",
      UT_CFG_STRING, &mpii_g.provider},
+    {"LIBFABRIC", "libfabric.so.1",
+     "the libfabric library, opened when a libfabric provider is first used (a path, or a file name the "
+     "dynamic loader searches for); mbshm does not load it",
+     UT_CFG_STRING, &tl_ofi_library},
     {"PROTOCOL", "auto",
      "auto (write protocol when the receive is first, eager FIFO otherwise) or eager (never REQ)",
      UT_CFG_STRING, &mpii_g.protocol},

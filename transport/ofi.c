@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "util/status.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -65,6 +66,67 @@ typedef struct tl_ofi {
     int mr_endpoint;         /* FI_MR_ENDPOINT granted */
     uint64_t key_state;      /* keys we request: splitmix64 of this (see ofi_next_key) */
 } tl_ofi_t;
+
+/*
+ * libfabric is opened at first use (dlopen), not linked into programs.
+ * Debian 12's libfabric1 needs libpsm_infinipath, whose load-time
+ * constructor calibrates the CPU clock with 2 x 100 ms of usleep before
+ * main() runs, in every process linked with -lfabric, whether it opens a
+ * libfabric endpoint or not. Jobs on mbshm (the default on one host) and
+ * every singleton now start without it. The library entry points used here
+ * are these six; everything else in libfabric's API is an inline call
+ * through the objects' operation tables. MBMPI_LIBFABRIC names another
+ * build of the library (a path, or a file name the loader searches for).
+ */
+const char *tl_ofi_library;
+
+static struct {
+    int tried;
+    int ok;
+    char why[256]; /* why it could not be loaded */
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
+    void (*freeinfo)(struct fi_info *);
+    struct fi_info *(*dupinfo)(const struct fi_info *);
+    int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+    const char *(*strerror)(int);
+    uint32_t (*version)(void);
+} lf;
+
+static int lf_load(void)
+{
+    void *h;
+
+    if (!lf.tried) {
+        lf.tried = 1;
+        const char *path = tl_ofi_library && *tl_ofi_library ? tl_ofi_library : getenv("MBMPI_LIBFABRIC");
+
+        if (!path || !*path)
+            path = "libfabric.so.1";
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            snprintf(lf.why, sizeof(lf.why), "%s", dlerror());
+        } else {
+            lf.getinfo = (int (*)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
+                                  struct fi_info **))dlsym(h, "fi_getinfo");
+            lf.freeinfo = (void (*)(struct fi_info *))dlsym(h, "fi_freeinfo");
+            lf.dupinfo = (struct fi_info * (*)(const struct fi_info *)) dlsym(h, "fi_dupinfo");
+            lf.fabric = (int (*)(struct fi_fabric_attr *, struct fid_fabric **, void *))dlsym(h, "fi_fabric");
+            lf.strerror = (const char *(*)(int))dlsym(h, "fi_strerror");
+            lf.version = (uint32_t(*)(void))dlsym(h, "fi_version");
+            lf.ok = lf.getinfo && lf.freeinfo && lf.dupinfo && lf.fabric && lf.strerror && lf.version;
+            if (!lf.ok)
+                snprintf(lf.why, sizeof(lf.why),
+                         "libfabric.so.1 lacks one of fi_getinfo, fi_freeinfo, fi_dupinfo, "
+                         "fi_fabric, fi_strerror, fi_version");
+        }
+    }
+    if (lf.ok)
+        return UT_OK;
+    ut_error(
+        "cannot load libfabric: %s (install libfabric1; on one host, --provider mbshm needs no libfabric)",
+        lf.why);
+    return UT_ERR_UNSUPPORTED;
+}
 
 /* The one place where -FI_E* becomes a status. */
 static int ofi_status(ssize_t rc)
@@ -124,7 +186,10 @@ static int ofi_getinfo_named(const char *prov, const char *node, struct fi_info 
     struct fi_info *hints, *info = NULL;
     int rc;
 
-    hints = fi_allocinfo();
+    rc = lf_load();
+    if (rc != UT_OK)
+        return rc;
+    hints = lf.dupinfo(NULL);
     if (!hints)
         return UT_ERR_NO_MEMORY;
     hints->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | FI_WRITE | FI_REMOTE_WRITE | FI_SEND | FI_RECV;
@@ -140,15 +205,15 @@ static int ofi_getinfo_named(const char *prov, const char *node, struct fi_info 
     if (prov) {
         hints->fabric_attr->prov_name = strdup(prov);
         if (!hints->fabric_attr->prov_name) {
-            fi_freeinfo(hints);
+            lf.freeinfo(hints);
             return UT_ERR_NO_MEMORY;
         }
     }
-    rc = fi_getinfo(FI_VERSION(1, 9), node, NULL, node ? FI_SOURCE : 0, hints, &info);
-    fi_freeinfo(hints);
+    rc = lf.getinfo(FI_VERSION(1, 9), node, NULL, node ? FI_SOURCE : 0, hints, &info);
+    lf.freeinfo(hints);
     if (rc || !info) {
-        ut_error("no libfabric provider %s offers RDM + RMA + multi-recv here: %s",
-                 prov ? prov : "(any)", rc ? fi_strerror(-rc) : "none found");
+        ut_error("no libfabric provider %s offers RDM + RMA + multi-recv here: %s", prov ? prov : "(any)",
+                 rc ? lf.strerror(-rc) : "none found");
         return UT_ERR_UNSUPPORTED;
     }
     *info_p = info;
@@ -224,7 +289,7 @@ static int ofi_post_rxbuf(tl_ofi_t *t, ofi_rxbuf_t *rb, int initial)
     if (rc == -FI_ENOMEM && initial)
         return UT_ERR_NO_RESOURCE; /* shm's answer when its queue is full */
     if (rc) {
-        ut_error("fi_recvmsg(FI_MULTI_RECV): %s", fi_strerror((int)-rc));
+        ut_error("fi_recvmsg(FI_MULTI_RECV): %s", lf.strerror((int)-rc));
         return ofi_status(rc);
     }
     rb->posted = 1;
@@ -246,7 +311,7 @@ static void ofi_close(tl_t *tl)
     if (t->fabric)
         fi_close(&t->fabric->fid);
     if (t->info)
-        fi_freeinfo(t->info);
+        lf.freeinfo(t->info);
     if (t->rxmem)
         munmap(t->rxmem, t->rxmem_len);
     free(t->rxbufs);
@@ -316,7 +381,7 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
         goto err_free;
     }
 
-    rc = fi_fabric(t->info->fabric_attr, &t->fabric, NULL);
+    rc = lf.fabric(t->info->fabric_attr, &t->fabric, NULL);
     if (!rc)
         rc = fi_domain(t->fabric, t->info, &t->domain, NULL);
     if (!rc)
@@ -333,14 +398,14 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
         rc = fi_enable(t->ep);
     if (rc) {
         ut_error("libfabric %s: opening the endpoint failed: %s", t->info->fabric_attr->prov_name,
-                 fi_strerror(-rc));
+                 lf.strerror(-rc));
         rc = ofi_status(rc);
         goto err_free;
     }
     /* After fi_enable on 1.x (shm crashes when set before: LIBFABRIC.md #1). */
     rc = fi_setopt(&t->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_free, sizeof(min_free));
     if (rc) {
-        ut_error("FI_OPT_MIN_MULTI_RECV: %s", fi_strerror(-rc));
+        ut_error("FI_OPT_MIN_MULTI_RECV: %s", lf.strerror(-rc));
         rc = ofi_status(rc);
         goto err_free;
     }
@@ -416,7 +481,7 @@ static int ofi_get_addr(tl_t *tl, void *buf, size_t *len_p)
     int rc = fi_getname(&t->ep->fid, buf, len_p);
 
     if (rc) {
-        ut_error("fi_getname: %s", fi_strerror(-rc));
+        ut_error("fi_getname: %s", lf.strerror(-rc));
         return ofi_status(rc);
     }
     return UT_OK;
@@ -430,7 +495,7 @@ static int ofi_connect(tl_t *tl, const void *addrs, size_t addrlen)
     for (i = 0; i < t->size; i++) {
         rc = fi_av_insert(t->av, (const char *)addrs + (size_t)i * addrlen, 1, &t->addrs[i], 0, NULL);
         if (rc != 1) {
-            ut_error("fi_av_insert(rank %d): %s", i, rc < 0 ? fi_strerror(-rc) : "not inserted");
+            ut_error("fi_av_insert(rank %d): %s", i, rc < 0 ? lf.strerror(-rc) : "not inserted");
             return UT_ERR_UNREACHABLE;
         }
     }
@@ -461,7 +526,7 @@ static int ofi_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_
     if (rc == -FI_ENOKEY) /* a 64-bit collision with a live key: draw again */
         rc = fi_mr_reg(t->domain, buf, len, FI_REMOTE_WRITE, 0, ofi_next_key(t), 0, &m->mr, NULL);
     if (rc) {
-        ut_error("fi_mr_reg(%zu bytes): %s", len, fi_strerror(-rc));
+        ut_error("fi_mr_reg(%zu bytes): %s", len, lf.strerror(-rc));
         free(m);
         return ofi_status(rc);
     }
@@ -470,7 +535,7 @@ static int ofi_mem_reg(tl_t *tl, void *buf, size_t len, tl_mr_t **mr_p, tl_rkey_
         if (!rc)
             rc = fi_mr_enable(m->mr);
         if (rc) {
-            ut_error("fi_mr_bind/enable: %s", fi_strerror(-rc));
+            ut_error("fi_mr_bind/enable: %s", lf.strerror(-rc));
             fi_close(&m->mr->fid);
             free(m);
             return ofi_status(rc);
@@ -550,7 +615,7 @@ static void ofi_handle_error(tl_ofi_t *t)
     if (err.op_context && ofi_is_rxbuf(t, err.op_context)) {
         ofi_rxbuf_t *rb = err.op_context;
         if (err.err != FI_ECANCELED)
-            ut_error("FIFO receive error: %s", fi_strerror(err.err));
+            ut_error("FIFO receive error: %s", lf.strerror(err.err));
         if (err.flags & FI_MULTI_RECV) {
             rb->posted = 0;
             ofi_post_rxbuf(t, rb, 0);
@@ -558,10 +623,10 @@ static void ofi_handle_error(tl_ofi_t *t)
         return;
     }
     if (err.flags & FI_REMOTE_WRITE) {
-        ut_error("remote write to this rank failed: %s", fi_strerror(err.err));
+        ut_error("remote write to this rank failed: %s", lf.strerror(err.err));
         return;
     }
-    ut_error("operation failed: %s (%s)", fi_strerror(err.err),
+    ut_error("operation failed: %s (%s)", lf.strerror(err.err),
              fi_cq_strerror(t->cq, err.prov_errno, err.err_data, NULL, 0));
     if (err.op_context)
         t->cb.tx_done(t->cb.arg, err.op_context, ofi_status(-(ssize_t)err.err));
@@ -581,7 +646,7 @@ static int ofi_progress(tl_t *tl)
         return 1;
     }
     if (n < 0) {
-        ut_error("fi_cq_read: %s", fi_strerror((int)-n));
+        ut_error("fi_cq_read: %s", lf.strerror((int)-n));
         return 0;
     }
     for (i = 0; i < n; i++) {
@@ -644,7 +709,7 @@ const char *tl_ofi_network_default(void)
     ok = ofi_getinfo("net", &info) == UT_OK;
     ut_log_level = lvl;
     if (ok)
-        fi_freeinfo(info);
+        lf.freeinfo(info);
     return ok ? "net" : "tcp;ofi_rxm";
 }
 
@@ -655,8 +720,13 @@ void tl_ofi_print_providers(void *file)
     FILE *f = file;
     size_t i;
 
+    if (lf_load() != UT_OK) {
+        fprintf(f, "# libfabric: not available (%s)\n", lf.why);
+        tl_shmem_print_provider(f);
+        return;
+    }
     fprintf(f, "# libfabric %u.%u providers (RDM + RMA + multi-recv, manual progress)\n",
-            FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+            FI_MAJOR(lf.version()), FI_MINOR(lf.version()));
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         struct fi_info *info = NULL;
         int lvl = ut_log_level;
@@ -665,7 +735,7 @@ void tl_ofi_print_providers(void *file)
             fprintf(f, "%-14s available (version %u.%u, inject %zu B, max message %zu B, mr_mode %#x)\n", names[i],
                     FI_MAJOR(info->fabric_attr->prov_version), FI_MINOR(info->fabric_attr->prov_version),
                     info->tx_attr->inject_size, info->ep_attr->max_msg_size, info->domain_attr->mr_mode);
-            fi_freeinfo(info);
+            lf.freeinfo(info);
         } else {
             fprintf(f, "%-14s not available\n", names[i]);
         }

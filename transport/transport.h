@@ -287,6 +287,9 @@ void tl_ofi_print_providers(void *file);
  * "net" where this libfabric offers it (1.17's native-RDM rewrite of tcp,
  * which 1.18 renamed tcp), else "tcp;ofi_rxm". */
 const char *tl_ofi_network_default(void);
+/* MBMPI_LIBFABRIC: the libfabric library transport/ofi.c opens at first use
+ * (NULL: the environment variable, else libfabric.so.1). */
+extern const char *tl_ofi_library;
 
 /* ---- self transport extras (unit tests) ---- */
 /* A group of in-process endpoints: open() with params->rank/size joins the

@@ -11,7 +11,8 @@
 #      runs of tests/stress/kill.sh (a rank SIGKILLed mid-traffic);
 #   4. segment files: a rank's segment loses its name once every peer has
 #      mapped it, and when a rank is SIGKILLed before that, no
-#      /dev/shm/mbshm-<job>-* file survives mpirun (it removes them).
+#      /dev/shm/mbshm-<job>-* file survives mpirun (it removes them);
+#   5. programs do not need libfabric unless they use one of its providers.
 # The unit test build/unit/test_shmem runs in the unit suite. Ends with one
 # line "N passed, M failed"; exit status 1 when M > 0. About 2 minutes on 2
 # loaded cores.
@@ -207,6 +208,33 @@ if bin/mpicc -o "$tmp/seg" "$tmp/seg.c" >"$tmp/cc" 2>&1; then
     fi
 else
     notok "segment files: cannot build the test program: $(tail -3 "$tmp/cc" | tr '\n' ' ')"
+fi
+
+# 5. libfabric is opened at first use, not linked (transport/ofi.c): a
+#    program built by bin/mpicc does not need it, runs on mbshm where it
+#    cannot be loaded, and a libfabric provider then fails MPI_Init saying so
+if bin/mpicc -O2 -o "$tmp/lf" tests/mpi/p2p_basic.c >"$tmp/lf.cc" 2>&1; then
+    if readelf -d "$tmp/lf" | grep -q 'NEEDED.*libfabric'; then
+        notok "a program built by bin/mpicc lists libfabric as needed (readelf -d)"
+    else
+        ok "a program built by bin/mpicc does not need libfabric"
+    fi
+    if MBMPI_LIBFABRIC=/nonexistent/libfabric.so.1 bin/mpirun -n 2 --provider mbshm --timeout 60 "$tmp/lf" \
+        >"$tmp/lf.out" 2>&1; then
+        ok "mbshm runs where libfabric cannot be loaded"
+    else
+        notok "mbshm does not run where libfabric cannot be loaded: $(tail -2 "$tmp/lf.out" | tr '\n' ' ')"
+    fi
+    MBMPI_LIBFABRIC=/nonexistent/libfabric.so.1 bin/mpirun -n 2 --provider tcp --timeout 60 "$tmp/lf" \
+        >"$tmp/lf.out" 2>&1
+    st=$?
+    if [ "$st" != 0 ] && grep -q 'cannot load libfabric' "$tmp/lf.out"; then
+        ok "tcp where libfabric cannot be loaded: MPI_Init fails saying so (exit $st)"
+    else
+        notok "tcp where libfabric cannot be loaded: exit $st, $(tail -2 "$tmp/lf.out" | tr '\n' ' ')"
+    fi
+else
+    notok "libfabric loading: cannot build the test program: $(tail -3 "$tmp/lf.cc" | tr '\n' ' ')"
 fi
 
 echo "$pass passed, $fail failed"
