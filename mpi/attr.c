@@ -14,6 +14,14 @@
  * out of the table before its delete callback runs, so the callback may
  * itself set or delete attributes. A freed keyval stays alive until the last
  * attribute using it is deleted.
+ *
+ * Languages (MPI 3.1 17.2.7): an attribute set from C is address-valued,
+ * one set from Fortran integer-valued (INTEGER(KIND=MPI_ADDRESS_KIND), or
+ * INTEGER through MPI_ATTR_PUT). Fortran reads any value as an integer (an
+ * address converted); C reads an integer-valued attribute as the address of
+ * the integer: a cell of its own on the heap, since the table moves. The
+ * callbacks of a keyval created in C see the value as C would read it, those
+ * of a Fortran keyval (mpi/fortran/f_attr.c) the integer.
  */
 #include "mpi/mpi3.h"
 
@@ -34,13 +42,16 @@ typedef struct keyval {
     MPI_Type_delete_attr_function *tdel;
     MPI_Win_delete_attr_function *wdel; /* (a window is never copied: its copy function is kept nowhere) */
     void *extra;
+    int fortran; /* callbacks are Fortran procedures (they take integers) */
 } keyval_t;
 
 typedef struct attr {
     int kind; /* KV_COMM / KV_TYPE / KV_WIN */
     int obj;  /* communicator, datatype or window handle */
     int keyval;
-    void *val;
+    void *val;               /* set from Fortran: the integer */
+    int lang;                /* MPII_ATTR_C, _F_AINT, _F_INT: who set it */
+    MPI_Aint *cell;          /* set from Fortran: the integer, where C reads it */
     unsigned long order;     /* set order: deletion runs last set first */
 } attr_t;
 
@@ -117,6 +128,12 @@ int mbmpi_type_null_delete_fn(MPI_Datatype dt, int keyval, void *val, void *extr
 }
 
 /* ------------------------------------------------------------ keyvals */
+
+void mpii_keyval_set_fortran(int keyval)
+{
+    if (keyval >= KV_FIRST && keyval < KV_FIRST + nkvs)
+        kvs[keyval - KV_FIRST].fortran = 1;
+}
 
 /* The live keyval of `kind`, or NULL (predefined, invalid, freed). */
 static keyval_t *kv_get(int keyval, int kind)
@@ -247,13 +264,25 @@ static attr_t attr_take(int i)
     return a;
 }
 
-static int attr_add(int kind, int obj, int keyval, void *val)
+/* Add (kind, obj, keyval) = val, set from lang. An integer-valued one gets
+ * its cell (given: one that was taken out of the table; NULL: a new one). */
+static int attr_add(int kind, int obj, int keyval, void *val, int lang, MPI_Aint *cell)
 {
+    if (lang != MPII_ATTR_C && !cell) {
+        cell = malloc(sizeof(*cell));
+        if (!cell)
+            return MPI_ERR_NO_MEM;
+        *cell = (MPI_Aint)val;
+        if (lang == MPII_ATTR_F_INT) /* C reads an INTEGER there */
+            *(MPI_Fint *)cell = (MPI_Fint)(MPI_Aint)val;
+    }
     if (nattrs == cap_attrs) {
         int nn = cap_attrs ? cap_attrs * 2 : 32;
         attr_t *t = realloc(attrs, (size_t)nn * sizeof(*t));
-        if (!t)
+        if (!t) {
+            free(cell);
             return MPI_ERR_NO_MEM;
+        }
         attrs = t;
         cap_attrs = nn;
     }
@@ -261,10 +290,41 @@ static int attr_add(int kind, int obj, int keyval, void *val)
     attrs[nattrs].obj = obj;
     attrs[nattrs].keyval = keyval;
     attrs[nattrs].val = val;
+    attrs[nattrs].lang = lang;
+    attrs[nattrs].cell = lang != MPII_ATTR_C ? cell : NULL;
     attrs[nattrs].order = next_order++;
     nattrs++;
     kvs[keyval - KV_FIRST].refs++;
     return MPI_SUCCESS;
+}
+
+/* The value as a reader in lang sees it (17.2.7). */
+static void *attr_value(const attr_t *a, int lang)
+{
+    return a->lang != MPII_ATTR_C && lang == MPII_ATTR_C ? (void *)a->cell : a->val;
+}
+
+/* The value a callback of keyval k is given. */
+static void *attr_cb_value(const attr_t *a, const keyval_t *k)
+{
+    return attr_value(a, k->fortran ? MPII_ATTR_F_AINT : MPII_ATTR_C);
+}
+
+/* Add the output of k's copy callback for attribute a onto newobj. A C
+ * callback given an integer's cell that hands the cell back (as
+ * MPI_COMM_DUP_FN does) copies the integer; any other address it returns
+ * is an address-valued attribute of the copy. */
+static int attr_add_copy(int kind, int newobj, const attr_t *a, const keyval_t *k, void *out)
+{
+    int lang = a->lang;
+
+    if (lang != MPII_ATTR_C && !k->fortran) {
+        if (out == (void *)a->cell)
+            out = a->val;
+        else
+            lang = MPII_ATTR_C;
+    }
+    return attr_add(kind, newobj, a->keyval, out, lang, NULL);
 }
 
 /* Run the delete callback of a, which is out of the table; drop its keyval
@@ -275,11 +335,11 @@ static int attr_delete_cb(const attr_t *a)
     int rc = MPI_SUCCESS;
 
     if (a->kind == KV_COMM && k->del)
-        rc = k->del(a->obj, a->keyval, a->val, k->extra);
+        rc = k->del(a->obj, a->keyval, attr_cb_value(a, k), k->extra);
     else if (a->kind == KV_TYPE && k->tdel)
-        rc = k->tdel(a->obj, a->keyval, a->val, k->extra);
+        rc = k->tdel(a->obj, a->keyval, attr_cb_value(a, k), k->extra);
     else if (a->kind == KV_WIN && k->wdel)
-        rc = k->wdel(a->obj, a->keyval, a->val, k->extra);
+        rc = k->wdel(a->obj, a->keyval, attr_cb_value(a, k), k->extra);
     kv_unref(a->keyval);
     return rc;
 }
@@ -297,8 +357,10 @@ static int attr_delete(int kind, int obj, int keyval)
     rc = attr_delete_cb(&a);
     if (rc != MPI_SUCCESS) {
         /* MPI 3.1 6.7.3: the deletion fails; the attribute stays */
-        if (attr_add(kind, obj, keyval, a.val) == MPI_SUCCESS)
+        if (attr_add(kind, obj, keyval, a.val, a.lang, a.cell) == MPI_SUCCESS)
             attrs[nattrs - 1].order = a.order;
+    } else {
+        free(a.cell);
     }
     kv_unref(a.keyval);
     return rc;
@@ -307,6 +369,11 @@ static int attr_delete(int kind, int obj, int keyval)
 /* ------------------------------------------------------------- comm */
 
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    return mpii_comm_set_attr_lang(comm, comm_keyval, attribute_val, MPII_ATTR_C);
+}
+
+int mpii_comm_set_attr_lang(MPI_Comm comm, int comm_keyval, void *attribute_val, int lang)
 {
     static const char fn[] = "MPI_Comm_set_attr";
     mpii_comm_t *c;
@@ -323,13 +390,18 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     rc = attr_delete(KV_COMM, comm, comm_keyval);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, fn, "the delete callback of the old value failed");
-    rc = attr_add(KV_COMM, comm, comm_keyval, attribute_val);
+    rc = attr_add(KV_COMM, comm, comm_keyval, attribute_val, lang, NULL);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, fn, "out of memory");
     return MPI_SUCCESS;
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    return mpii_comm_get_attr_lang(comm, comm_keyval, attribute_val, flag, MPII_ATTR_C);
+}
+
+int mpii_comm_get_attr_lang(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag, int lang)
 {
     static const char fn[] = "MPI_Comm_get_attr";
     static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
@@ -365,7 +437,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
         return mpii_err(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d", comm_keyval);
     i = attr_find(KV_COMM, comm, comm_keyval);
     if (i >= 0) {
-        *(void **)attribute_val = attrs[i].val;
+        *(void **)attribute_val = attr_value(&attrs[i], lang);
         *flag = 1;
     }
     return MPI_SUCCESS;
@@ -427,9 +499,9 @@ int mpii_attr_comm_dup(MPI_Comm old, MPI_Comm newc)
 
         if (!k->copy)
             continue;
-        rc = k->copy(old, snap[i].keyval, k->extra, snap[i].val, &out, &flag);
+        rc = k->copy(old, snap[i].keyval, k->extra, attr_cb_value(&snap[i], k), &out, &flag);
         if (rc == MPI_SUCCESS && flag)
-            rc = attr_add(KV_COMM, newc, snap[i].keyval, out);
+            rc = attr_add_copy(KV_COMM, newc, &snap[i], k, out);
     }
     free(snap);
     if (rc != MPI_SUCCESS)
@@ -486,9 +558,11 @@ int mpii_attr_type_dup(MPI_Datatype old, MPI_Datatype newt)
         k = &kvs[attrs[i].keyval - KV_FIRST];
         if (!k->tcopy)
             continue;
-        rc = k->tcopy(old, attrs[i].keyval, k->extra, attrs[i].val, &out, &flag);
-        if (rc == MPI_SUCCESS && flag)
-            rc = attr_add(KV_TYPE, newt, attrs[i].keyval, out);
+        rc = k->tcopy(old, attrs[i].keyval, k->extra, attr_cb_value(&attrs[i], k), &out, &flag);
+        if (rc == MPI_SUCCESS && flag) {
+            attr_t a = attrs[i]; /* attr_add may move the table */
+            rc = attr_add_copy(KV_TYPE, newt, &a, k, out);
+        }
     }
     return rc;
 }
@@ -510,6 +584,11 @@ static int type_check(const char *fn, MPI_Datatype dt)
 
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
+    return mpii_type_set_attr_lang(datatype, type_keyval, attribute_val, MPII_ATTR_C);
+}
+
+int mpii_type_set_attr_lang(MPI_Datatype datatype, int type_keyval, void *attribute_val, int lang)
+{
     static const char fn[] = "MPI_Type_set_attr";
     int rc = type_check(fn, datatype);
 
@@ -519,13 +598,18 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
         return mpii_err(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval %d", type_keyval);
     rc = attr_delete(KV_TYPE, datatype, type_keyval);
     if (rc == MPI_SUCCESS)
-        rc = attr_add(KV_TYPE, datatype, type_keyval, attribute_val);
+        rc = attr_add(KV_TYPE, datatype, type_keyval, attribute_val, lang, NULL);
     if (rc != MPI_SUCCESS)
         return mpii_err(NULL, rc, fn, "could not set the attribute");
     return MPI_SUCCESS;
 }
 
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    return mpii_type_get_attr_lang(datatype, type_keyval, attribute_val, flag, MPII_ATTR_C);
+}
+
+int mpii_type_get_attr_lang(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag, int lang)
 {
     static const char fn[] = "MPI_Type_get_attr";
     int rc = type_check(fn, datatype), i;
@@ -539,7 +623,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
         return mpii_err(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval %d", type_keyval);
     i = attr_find(KV_TYPE, datatype, type_keyval);
     if (i >= 0) {
-        *(void **)attribute_val = attrs[i].val;
+        *(void **)attribute_val = attr_value(&attrs[i], lang);
         *flag = 1;
     }
     return MPI_SUCCESS;
@@ -592,6 +676,11 @@ static int win_check(const char *fn, MPI_Win win, MPI_Errhandler **eh_p)
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
+    return mpii_win_set_attr_lang(win, win_keyval, attribute_val, MPII_ATTR_C);
+}
+
+int mpii_win_set_attr_lang(MPI_Win win, int win_keyval, void *attribute_val, int lang)
+{
     static const char fn[] = "MPI_Win_set_attr";
     MPI_Errhandler *eh;
     int rc = win_check(fn, win, &eh);
@@ -604,13 +693,18 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
             win_keyval >= 0 && win_keyval < KV_FIRST ? " (predefined attributes are read-only)" : "");
     rc = attr_delete(KV_WIN, win, win_keyval);
     if (rc == MPI_SUCCESS)
-        rc = attr_add(KV_WIN, win, win_keyval, attribute_val);
+        rc = attr_add(KV_WIN, win, win_keyval, attribute_val, lang, NULL);
     if (rc != MPI_SUCCESS)
         return mpii_err_win(*eh, win, rc, fn, "could not set the attribute");
     return MPI_SUCCESS;
 }
 
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    return mpii_win_get_attr_lang(win, win_keyval, attribute_val, flag, MPII_ATTR_C);
+}
+
+int mpii_win_get_attr_lang(MPI_Win win, int win_keyval, void *attribute_val, int *flag, int lang)
 {
     static const char fn[] = "MPI_Win_get_attr";
     MPI_Errhandler *eh;
@@ -627,7 +721,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag
         return mpii_err_win(*eh, win, MPI_ERR_KEYVAL, fn, "invalid keyval %d", win_keyval);
     i = attr_find(KV_WIN, win, win_keyval);
     if (i >= 0) {
-        *(void **)attribute_val = attrs[i].val;
+        *(void **)attribute_val = attr_value(&attrs[i], lang);
         *flag = 1;
     }
     return MPI_SUCCESS;

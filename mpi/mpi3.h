@@ -36,6 +36,19 @@ int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int ta
 void mpii_bsend_flush(void);
 
 /* ---- attr.c ---- */
+/* Who sets or reads an attribute (MPI 3.1 17.2.7): C (address-valued),
+ * Fortran INTEGER(KIND=MPI_ADDRESS_KIND) or Fortran INTEGER (MPI_ATTR_PUT). */
+enum { MPII_ATTR_C = 0, MPII_ATTR_F_AINT = 1, MPII_ATTR_F_INT = 2 };
+/* MPI_{Comm,Type,Win}_{set,get}_attr for a caller in lang (the Fortran
+ * bindings: a value set from Fortran is an integer, C reads its address). */
+int mpii_comm_set_attr_lang(MPI_Comm comm, int keyval, void *val, int lang);
+int mpii_comm_get_attr_lang(MPI_Comm comm, int keyval, void *val, int *flag, int lang);
+int mpii_type_set_attr_lang(MPI_Datatype dt, int keyval, void *val, int lang);
+int mpii_type_get_attr_lang(MPI_Datatype dt, int keyval, void *val, int *flag, int lang);
+int mpii_win_set_attr_lang(MPI_Win win, int keyval, void *val, int lang);
+int mpii_win_get_attr_lang(MPI_Win win, int keyval, void *val, int *flag, int lang);
+/* The keyval's callbacks are Fortran procedures: they get the integer. */
+void mpii_keyval_set_fortran(int keyval);
 /* Copy the attributes of old onto new (MPI_Comm_dup): copy callbacks. */
 int mpii_attr_comm_dup(MPI_Comm old, MPI_Comm newc);
 /* Delete every attribute of comm (MPI_Comm_free): delete callbacks, last

@@ -9,7 +9,8 @@
  *
  * Values: the C library stores a void *; a Fortran value is stored as that
  * pointer's integer value (an MPI-1 INTEGER sign-extended, read back as
- * its low part, as 17.2.7 asks). The predefined attributes (MPI_TAG_UB ...)
+ * its low part, as 17.2.7 asks), marked as set from Fortran: C reads it as
+ * the address of the integer (mpi/attr.c). The predefined attributes (MPI_TAG_UB ...)
  * are pointers to int in C and read through that pointer; so are the
  * window attributes (MPI_WIN_SIZE: a pointer to an MPI_Aint), except
  * MPI_WIN_BASE, which is the base address itself.
@@ -25,6 +26,7 @@
  * fkeyval_t records live until MPI_FINALIZE (mf_attr_finalize).
  */
 #include "mpi/fortran/fortran.h"
+#include "mpi/mpi3.h"
 
 #include <stdlib.h>
 
@@ -202,6 +204,8 @@ void mpi_comm_create_keyval_(fcopy_fn *copy, fdelete_fn *del, MPI_Fint *keyval, 
         return;
     }
     *ierr = MPI_Comm_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
+    if (*ierr == MPI_SUCCESS)
+        mpii_keyval_set_fortran(kv);
     *keyval = kv;
 }
 
@@ -215,6 +219,8 @@ void mpi_keyval_create_(fcopy1_fn *copy, fdelete1_fn *del, MPI_Fint *keyval, MPI
         return;
     }
     *ierr = MPI_Comm_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
+    if (*ierr == MPI_SUCCESS)
+        mpii_keyval_set_fortran(kv);
     *keyval = kv;
 }
 
@@ -228,6 +234,8 @@ void mpi_type_create_keyval_(fcopy_fn *copy, fdelete_fn *del, MPI_Fint *keyval, 
         return;
     }
     *ierr = MPI_Type_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
+    if (*ierr == MPI_SUCCESS)
+        mpii_keyval_set_fortran(kv);
     *keyval = kv;
 }
 
@@ -241,6 +249,8 @@ void mpi_win_create_keyval_(fcopy_fn *copy, fdelete_fn *del, MPI_Fint *keyval, M
         return;
     }
     *ierr = MPI_Win_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
+    if (*ierr == MPI_SUCCESS)
+        mpii_keyval_set_fortran(kv);
     *keyval = kv;
 }
 
@@ -284,7 +294,7 @@ static int predefined_keyval(int k)
 
 void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
 {
-    *ierr = MPI_Comm_set_attr(*comm, *keyval, (void *)*attribute_val);
+    *ierr = mpii_comm_set_attr_lang(*comm, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT);
 }
 
 void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *flag,
@@ -292,7 +302,7 @@ void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_va
 {
     void *p = NULL;
     int f = 0;
-    *ierr = MPI_Comm_get_attr(*comm, *keyval, &p, &f);
+    *ierr = mpii_comm_get_attr_lang(*comm, *keyval, &p, &f, MPII_ATTR_F_AINT);
     *flag = mf_logical(f);
     if (*ierr != MPI_SUCCESS || !f)
         return;
@@ -311,7 +321,7 @@ void mpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
 void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierr)
 {
     MPI_Aint v = *attribute_val;
-    mpi_comm_set_attr_(comm, keyval, &v, ierr);
+    *ierr = mpii_comm_set_attr_lang(*comm, *keyval, (void *)v, MPII_ATTR_F_INT);
 }
 
 void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierr)
@@ -331,7 +341,7 @@ void mpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
 
 void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
 {
-    *ierr = MPI_Type_set_attr(*datatype, *keyval, (void *)*attribute_val);
+    *ierr = mpii_type_set_attr_lang(*datatype, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT);
 }
 
 void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *flag,
@@ -339,7 +349,7 @@ void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribut
 {
     void *p = NULL;
     int f = 0;
-    *ierr = MPI_Type_get_attr(*datatype, *keyval, &p, &f);
+    *ierr = mpii_type_get_attr_lang(*datatype, *keyval, &p, &f, MPII_ATTR_F_AINT);
     *flag = mf_logical(f);
     if (*ierr == MPI_SUCCESS && f)
         *attribute_val = (MPI_Aint)p;
@@ -361,7 +371,7 @@ void mpi_win_free_keyval_(MPI_Fint *keyval, MPI_Fint *ierr)
 
 void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
 {
-    *ierr = MPI_Win_set_attr(*win, *keyval, (void *)*attribute_val);
+    *ierr = mpii_win_set_attr_lang(*win, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT);
 }
 
 void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *flag,
@@ -369,7 +379,7 @@ void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val,
 {
     void *p = NULL;
     int f = 0;
-    *ierr = MPI_Win_get_attr(*win, *keyval, &p, &f);
+    *ierr = mpii_win_get_attr_lang(*win, *keyval, &p, &f, MPII_ATTR_F_AINT);
     *flag = mf_logical(f);
     if (*ierr != MPI_SUCCESS || !f)
         return;
