@@ -88,7 +88,7 @@ static size_t got_len;               /* length of the last FIFO message */
 static int send_busy;                /* our op is still in flight */
 static int send_status = UT_OK;
 static mbcf_op_t op;                 /* mbcf op (fifo, write) */
-static char raw_ctx[TL_OP_CTX_SIZE]; /* transport op context (tl-*) */
+static _Alignas(TL_OP_CTX_ALIGN) char raw_ctx[TL_OP_CTX_SIZE]; /* transport op context (tl-*) */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)

@@ -88,7 +88,8 @@ struct mbcf_op {
     uint32_t data;
     size_t chunk;
     int hint; /* tl_shm_hint_t of every tl_write */
-    char tl_ctx[TL_OP_CTX_SIZE]; /* handed to the transport (mbcf_tx_done_cb finds the op from it) */
+    _Alignas(TL_OP_CTX_ALIGN) char tl_ctx[TL_OP_CTX_SIZE]; /* handed to the transport (mbcf_tx_done_cb finds
+                                                              the op from it) */
 };
 
 /* A local buffer exposed for remote write, and its descriptor for the peer. */

@@ -86,7 +86,8 @@ typedef struct tl_ops {
     void (*mem_dereg)(tl_t *tl, tl_mr_t *mr);
     /* UT_OK (done, op_ctx unused), UT_INPROGRESS (tx_done(op_ctx) later),
      * UT_ERR_NO_RESOURCE (retry after progress), or an error. op_ctx must
-     * point to at least TL_OP_CTX_SIZE bytes owned by the caller until done. */
+     * point to at least TL_OP_CTX_SIZE bytes aligned to TL_OP_CTX_ALIGN,
+     * owned by the caller until done. */
     int (*send)(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, void *op_ctx);
     int (*write)(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
                  int notify, uint32_t data, void *op_ctx);
@@ -117,8 +118,10 @@ struct tl {
     tl_caps_t caps;
 };
 
-/* Space an op_ctx must reserve for the transport (libfabric's fi_context2). */
+/* Space an op_ctx must reserve for the transport (libfabric's fi_context2),
+ * and its alignment (transports keep structures with pointers there). */
 #define TL_OP_CTX_SIZE 64
+#define TL_OP_CTX_ALIGN 16
 
 extern const tl_ops_t tl_ofi_ops;
 extern const tl_ops_t tl_self_ops;

@@ -215,7 +215,7 @@ static void test_write_ring_and_checks(void **state)
     static char dst[200000], src[200000];
     tl_mr_t *mr;
     tl_rkey_t rk, bad;
-    char ctx[TL_OP_CTX_SIZE];
+    _Alignas(TL_OP_CTX_ALIGN) char ctx[TL_OP_CTX_SIZE];
     int rc;
     size_t i;
     (void)state;
@@ -301,7 +301,7 @@ static void test_read(void **state)
     static char src[300000], dst[300000], wbuf[64];
     tl_mr_t *mr, *wmr;
     tl_rkey_t rk, wrk, bad;
-    char ctx[TL_OP_CTX_SIZE];
+    _Alignas(TL_OP_CTX_ALIGN) char ctx[TL_OP_CTX_SIZE];
     tl_shmem_t *t1 = (tl_shmem_t *)eps[1].tl;
     size_t i;
     (void)state;
@@ -376,7 +376,7 @@ static void test_write_share(void **state)
 {
     tl_mr_t *mr;
     tl_rkey_t rk;
-    char ctx[TL_OP_CTX_SIZE];
+    _Alignas(TL_OP_CTX_ALIGN) char ctx[TL_OP_CTX_SIZE];
     unsigned done0 = eps[0].ntx_done, nn = eps[2].nnotify;
     pthread_t th;
     size_t i;
@@ -428,7 +428,7 @@ static void test_fanout_pull(void **state)
     tl_shmem_t *t = (tl_shmem_t *)eps[0].tl;
     tl_mr_t *mr;
     tl_rkey_t rk;
-    char ctx[TL_OP_CTX_SIZE];
+    _Alignas(TL_OP_CTX_ALIGN) char ctx[TL_OP_CTX_SIZE];
     size_t n = TL_SHM_FANOUT_MIN + 12345;
     unsigned long rings = t->ring_writes, rej = tl_shmem_rejected_writes(eps[2].tl);
     unsigned done0 = eps[0].ntx_done, nn = eps[2].nnotify;
@@ -477,7 +477,7 @@ static int write_was_single(char *dst, const char *src, size_t n, const tl_rkey_
     tl_shmem_t *t = (tl_shmem_t *)eps[0].tl;
     unsigned long s0 = t->single;
     unsigned done0 = eps[0].ntx_done, nn = eps[1].nnotify;
-    char ctx[TL_OP_CTX_SIZE];
+    _Alignas(TL_OP_CTX_ALIGN) char ctx[TL_OP_CTX_SIZE];
     int rc;
 
     memset(dst, 0, n);
