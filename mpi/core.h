@@ -32,6 +32,7 @@ typedef struct mpii_global {
     const char *fifo_mode;
     long req_max;
     long rts_read;           /* MBMPI_RTS_READ */
+    long win_shm;            /* MBMPI_WIN_SHM */
     const char *req_min_str; /* MBMPI_REQ_MIN: a size or "auto" */
     size_t req_min;
     /* the receives of a collective's exchange steps send no REQ (more ranks

@@ -49,6 +49,11 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      "multi (FI_MULTI_RECV buffers), single (one message per buffer), auto (single on sockets)",
      UT_CFG_STRING, &mpii_g.fifo_mode},
     {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
+    {"WIN_SHM", "1",
+     "1: the windows of MPI_Win_allocate whose ranks all share this host's memory live in one shared "
+     "segment, as those of MPI_Win_allocate_shared do, and puts and gets to them are plain copies by the "
+     "origin; 0: private memory, every operation served by its target",
+     UT_CFG_BOOL, &mpii_g.win_shm},
     {"RTS_READ", "1",
      "1: a send larger than the eager limit whose receive is not posted yet is read by its receiver "
      "(one copy, no CTS round trip) where the transport can (mbshm with process_vm_readv); 0: the "

@@ -25,6 +25,16 @@
  * slower origin. A fence adds up, by a reduce-scatter, how many operations
  * each rank was sent, and each target waits until it has served them.
  *
+ * Windows in shared memory. The windows of MPI_Win_allocate_shared, and
+ * those of MPI_Win_allocate whose ranks all share this host's memory
+ * (MBMPI_WIN_SHM), are one segment mapped by every rank: a put or a get to
+ * them is a copy made by the origin itself, in its epoch (a lock, a started
+ * access epoch or a fence epoch), with no message and no work at the
+ * target; accumulates still go through the target, which applies them
+ * atomically. Flushes and unlocks order those copies with a memory fence;
+ * a fence ends with a barrier, so no rank reads a window before every
+ * target has served the operations of the epoch before.
+ *
  * Bytes from the network are checked: the target recomputes a shipped type
  * map's extent and size and serves only accesses inside its window (or an
  * attached region of a dynamic one); anything else is refused with a
@@ -34,10 +44,12 @@
 #include "mpi/win_wire.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define MODE_ALL                                                                                             \
@@ -88,10 +100,12 @@ typedef struct win {
     MPI_Errhandler eh;
     MPI_Info info; /* the hints in use (MPI_Win_get_info) */
     char name[MPI_MAX_OBJECT_NAME];
-    /* MPI_Win_allocate_shared: the mapping and each rank's offset in it */
+    /* MPI_Win_allocate_shared (and MPI_Win_allocate on one host): the
+     * mapping and each rank's offset in it */
     char *shm;
     size_t shm_len;
     MPI_Aint *shm_off;
+    char **direct; /* each rank's window in this process (puts and gets copy), or NULL */
     /* dynamic: attached regions */
     region_t *regions;
     int nregions;
@@ -122,6 +136,33 @@ typedef struct win {
 } win_t;
 
 #define LOCK_NOCHECK 0x10000
+
+/* The lock of rank r's window in a shared segment: held while an
+ * accumulate is applied there (by its origin, or by r serving one), so each
+ * is atomic against the others. Held for one copy or one combination: a
+ * waiter spins, then yields its CPU. */
+#define SEG_LOCK_STRIDE 64
+
+static void seg_lock(win_t *w, int r)
+{
+    int *l = (int *)(void *)(w->shm + (size_t)r * SEG_LOCK_STRIDE);
+    unsigned spins = 0;
+
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+            if (++spins > 64)
+                sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+            else
+                __builtin_ia32_pause();
+#endif
+        }
+}
+
+static void seg_unlock(win_t *w, int r)
+{
+    __atomic_store_n((int *)(void *)(w->shm + (size_t)r * SEG_LOCK_STRIDE), 0, __ATOMIC_RELEASE);
+}
 
 int mpii_rma_nwin;
 static win_t **wins;
@@ -636,6 +677,10 @@ static int serve(win_t *w, inop_t *o)
         /* the operand has arrived: combine, in one step */
         if (!req_done(&o->rq, MPI_STATUS_IGNORE))
             return 0;
+        if (h->kind == K_GACC || h->kind == K_CAS) /* the old contents go back */
+            o->tmp2 = calloc(1, o->nbytes ? o->nbytes : 1);
+        if (w->direct)
+            seg_lock(w, w->rank);
         if (h->kind == K_PUT) {
             if (o->valid && o->data)
                 mpii_datatype_unpack(o->data, o->nbytes, o->addr, (size_t)h->count, &o->tdt);
@@ -643,8 +688,6 @@ static int serve(win_t *w, inop_t *o)
             if (o->valid && o->data)
                 target_apply(o, o->data);
         } else {
-            /* K_GACC, K_CAS: the old contents go back */
-            o->tmp2 = calloc(1, o->nbytes ? o->nbytes : 1);
             if (o->valid && o->tmp2) {
                 mpii_datatype_pack(o->addr, (size_t)h->count, &o->tdt, o->tmp2);
                 if (h->kind == K_GACC && o->data)
@@ -652,8 +695,11 @@ static int serve(win_t *w, inop_t *o)
                 else if (h->kind == K_CAS && o->data && !memcmp(o->tmp2, o->data + o->nbytes, o->nbytes))
                     memcpy(o->addr, o->data, o->nbytes);
             }
-            reply(w, o, o->tmp2, o->nbytes);
         }
+        if (w->direct)
+            seg_unlock(w, w->rank);
+        if (h->kind == K_GACC || h->kind == K_CAS)
+            reply(w, o, o->tmp2, o->nbytes);
         o->stage = 4;
     }
     /* stage 4: the data or reply message completes */
@@ -779,13 +825,14 @@ static void win_destroy(win_t *w)
         mpii_comm_destroy(w->comm);
     if (w->info != MPI_INFO_NULL)
         MPI_Info_free(&w->info);
-    if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE)
+    if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE && !w->shm)
         free(w->base);
     if (w->shm)
         munmap(w->shm, w->shm_len);
     free(w->sizes);
     free(w->disp_units);
     free(w->shm_off);
+    free(w->direct);
     free(w->regions);
     free(w->qhead);
     free(w->qtail);
@@ -954,31 +1001,135 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     return MPI_SUCCESS;
 }
 
+/* Undo win_new after a failure that every rank of w saw. */
+static int win_fail(win_t *w, const char *fn, mpii_comm_t *c, int rc, const char *why)
+{
+    wins[w->handle - 1] = NULL;
+    mpii_rma_nwin--;
+    win_destroy(w);
+    return mpii_err(c, rc, fn, "%s", why);
+}
+
+/* Map one segment holding every rank's window, rank r's at shm_off[r] (a
+ * multiple of align) after one lock per rank (seg_lock), in every rank of
+ * w, all on this host; room: check
+ * first that /dev/shm has the space (a segment larger than that would
+ * raise SIGBUS at first touch). *all_ok: every rank mapped it; otherwise
+ * nothing stays mapped. MPI error class. */
+static int map_segment(win_t *w, size_t align, int room, int *all_ok)
+{
+    static unsigned serial;
+    int rc, fd = -1, ok = 1;
+    char path[64];
+    size_t total = 0;
+
+    *all_ok = 0;
+    w->shm_off = calloc((size_t)w->size, sizeof(MPI_Aint));
+    total = (size_t)w->size * SEG_LOCK_STRIDE; /* the accumulate locks first */
+    for (int i = 0; i < w->size && w->shm_off; i++) {
+        total = (total + align - 1) / align * align;
+        w->shm_off[i] = (MPI_Aint)total;
+        total += (size_t)w->sizes[i];
+    }
+    w->shm_len = total ? total : 1;
+    if (w->rank == 0) {
+        struct statvfs fs;
+        snprintf(path, sizeof(path), "/mbmpi-win-%d-%u", (int)getpid(), serial);
+        if (room && (statvfs("/dev/shm", &fs) != 0 || (double)fs.f_bavail * fs.f_frsize < 2.0 * w->shm_len))
+            ok = 0;
+        else
+            fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 || ftruncate(fd, (off_t)w->shm_len) != 0)
+            ok = 0;
+    }
+    serial++;
+    rc = MPI_Bcast(path, (int)sizeof(path), MPI_CHAR, 0, w->comm->handle);
+    if (rc == MPI_SUCCESS && w->rank != 0) {
+        fd = shm_open(path, O_RDWR, 0600);
+        ok = fd >= 0;
+    }
+    if (ok && w->shm_off) {
+        void *m = mmap(NULL, w->shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED)
+            ok = 0;
+        else
+            w->shm = m;
+    } else {
+        ok = 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    w->direct = calloc((size_t)w->size, sizeof(char *));
+    ok = ok && w->direct;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(&ok, all_ok, 1, MPI_INT, MPI_LAND, w->comm->handle);
+    if (w->rank == 0 && fd >= 0)
+        shm_unlink(path);
+    if (rc != MPI_SUCCESS || !*all_ok) {
+        *all_ok = 0;
+        if (w->shm)
+            munmap(w->shm, w->shm_len);
+        w->shm = NULL;
+        free(w->direct);
+        w->direct = NULL;
+        return rc;
+    }
+    for (int i = 0; i < w->size; i++)
+        w->direct[i] = w->sizes[i] ? w->shm + w->shm_off[i] : NULL;
+    return MPI_SUCCESS;
+}
+
+/* Every rank of w's group runs on this host. MPI error class. */
+static int all_on_host(win_t *w, int *yes)
+{
+    MPI_Comm node;
+    int nsize = 0, rc = MPI_Comm_split_type(w->comm->handle, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_size(node, &nsize);
+        MPI_Comm_free(&node);
+    }
+    *yes = nsize == w->size;
+    return rc;
+}
+
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     static const char fn[] = "MPI_Win_allocate";
     win_t *w;
     void *mem = NULL;
-    int rc;
+    int rc, local = 0, mapped = 0;
 
     if (!win || !baseptr)
         return mpii_err(mpii_comm_get(comm), MPI_ERR_ARG, fn, "%s is NULL", !win ? "win" : "baseptr");
     *win = MPI_WIN_NULL;
-    if (size > 0 && posix_memalign(&mem, 64, (size_t)size))
-        mem = NULL;
     rc = win_new(fn, comm, size, disp_unit, MPI_WIN_FLAVOR_ALLOCATE, info, &w);
-    if (rc != MPI_SUCCESS) {
-        free(mem);
+    if (rc != MPI_SUCCESS)
         return rc;
+    /* on one host: one shared segment, puts and gets are copies */
+    if (mpii_g.win_shm)
+        rc = all_on_host(w, &local);
+    if (rc == MPI_SUCCESS && local)
+        rc = map_segment(w, 64, 1, &mapped);
+    if (rc != MPI_SUCCESS)
+        return win_fail(w, fn, mpii_comm_get(comm), rc, "could not create the window");
+    if (mapped) {
+        w->base = w->direct[w->rank];
+    } else {
+        free(w->shm_off);
+        w->shm_off = NULL;
+        if (size > 0 && posix_memalign(&mem, 64, (size_t)size))
+            mem = NULL;
+        if (size > 0 && !mem) {
+            /* (the others have their windows: this one is empty, and says so) */
+            w->wsize = 0;
+            *win = w->handle;
+            return mpii_err(mpii_comm_get(comm), MPI_ERR_NO_MEM, fn, "out of memory for %ld bytes",
+                            (long)size);
+        }
+        w->base = mem;
     }
-    if (size > 0 && !mem) {
-        /* (the others have their windows: this one is empty, and says so) */
-        w->wsize = 0;
-        *win = w->handle;
-        return mpii_err(mpii_comm_get(comm), MPI_ERR_NO_MEM, fn, "out of memory for %ld bytes", (long)size);
-    }
-    w->base = mem;
-    *(void **)baseptr = mem;
+    *(void **)baseptr = w->base;
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -1052,25 +1203,14 @@ int MPI_Win_detach(MPI_Win win, const void *base)
 }
 
 /* A failed MPI_Win_allocate_shared: the window goes (at every member). */
-static int shared_fail(win_t *w, mpii_comm_t *c, int rc, const char *why)
-{
-    wins[w->handle - 1] = NULL;
-    mpii_rma_nwin--;
-    win_destroy(w);
-    return mpii_err(c, rc, "MPI_Win_allocate_shared", "%s", why);
-}
 
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                             MPI_Win *win)
 {
     static const char fn[] = "MPI_Win_allocate_shared";
-    static unsigned serial;
     mpii_comm_t *c;
     win_t *w;
-    MPI_Comm node;
-    int rc, nsize = 0, fd = -1, ok = 1, all_ok;
-    char path[64];
-    size_t total = 0;
+    int rc, local = 0, all_ok = 0;
 
     if (!win || !baseptr)
         return mpii_err(mpii_comm_get(comm), MPI_ERR_ARG, fn, "%s is NULL", !win ? "win" : "baseptr");
@@ -1080,49 +1220,14 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         return rc;
     c = mpii_comm_get(comm);
     /* every member must share this host's memory */
-    rc = MPI_Comm_split_type(w->comm->handle, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    if (rc == MPI_SUCCESS) {
-        MPI_Comm_size(node, &nsize);
-        MPI_Comm_free(&node);
-    }
-    if (rc != MPI_SUCCESS || nsize != w->size)
-        return shared_fail(w, c, rc != MPI_SUCCESS ? rc : MPI_ERR_RMA_SHARED,
-                           "the ranks of the communicator do not all share this host's memory");
-    w->shm_off = calloc((size_t)w->size, sizeof(MPI_Aint));
-    for (int i = 0; i < w->size && w->shm_off; i++) {
-        w->shm_off[i] = (MPI_Aint)total;
-        total += (size_t)w->sizes[i];
-    }
-    w->shm_len = total ? total : 1;
-    if (w->rank == 0) {
-        snprintf(path, sizeof(path), "/mbmpi-win-%d-%u", (int)getpid(), serial);
-        fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0 || ftruncate(fd, (off_t)w->shm_len) != 0)
-            ok = 0;
-    }
-    serial++;
-    rc = MPI_Bcast(path, (int)sizeof(path), MPI_CHAR, 0, w->comm->handle);
-    if (rc == MPI_SUCCESS && w->rank != 0) {
-        fd = shm_open(path, O_RDWR, 0600);
-        ok = fd >= 0;
-    }
-    if (ok && w->shm_off) {
-        void *m = mmap(NULL, w->shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (m == MAP_FAILED)
-            ok = 0;
-        else
-            w->shm = m;
-    } else {
-        ok = 0;
-    }
-    if (fd >= 0)
-        close(fd);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, w->comm->handle);
-    if (w->rank == 0 && fd >= 0)
-        shm_unlink(path);
+    rc = all_on_host(w, &local);
+    if (rc != MPI_SUCCESS || !local)
+        return win_fail(w, fn, c, rc != MPI_SUCCESS ? rc : MPI_ERR_RMA_SHARED,
+                        "the ranks of the communicator do not all share this host's memory");
+    rc = map_segment(w, 1, 0, &all_ok);
     if (rc != MPI_SUCCESS || !all_ok)
-        return shared_fail(w, c, rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM, "could not map the shared segment");
+        return win_fail(w, fn, c, rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM,
+                        "could not map the shared segment");
     w->base = w->shm + w->shm_off[w->rank];
     *(void **)baseptr = w->base;
     *win = w->handle;
@@ -1309,6 +1414,78 @@ static int check_type(MPI_Datatype dt, mpii_datatype_t **t_p)
     return 1;
 }
 
+/* Copy scount elements of st at src into dcount elements of dt at dst
+ * (the same number of bytes). MPI error class. */
+static int copy_typed(const void *src, int scount, const mpii_datatype_t *st, void *dst, int dcount,
+                      const mpii_datatype_t *dt)
+{
+    size_t n = (size_t)dcount * dt->size;
+    void *tmp;
+
+    if (st->contig && dt->contig) {
+        memmove((char *)dst + dt->true_lb, (const char *)src + st->true_lb, n);
+    } else if (dt->contig) {
+        mpii_datatype_pack(src, (size_t)scount, st, (char *)dst + dt->true_lb);
+    } else if (st->contig) {
+        mpii_datatype_unpack((const char *)src + st->true_lb, n, dst, (size_t)dcount, dt);
+    } else {
+        tmp = malloc(n);
+        if (!tmp)
+            return MPI_ERR_NO_MEM;
+        mpii_datatype_pack(src, (size_t)scount, st, tmp);
+        mpii_datatype_unpack(tmp, n, dst, (size_t)dcount, dt);
+        free(tmp);
+    }
+    return MPI_SUCCESS;
+}
+
+/* An accumulate (K_ACC, K_GACC, K_CAS) into rank trank's window in shared
+ * memory, at t: applied here, under the window's lock. */
+static int direct_acc(win_t *w, int kind, const void *oaddr, int ocount, const mpii_datatype_t *ot,
+                      void *raddr, int rcount, const mpii_datatype_t *rt, const void *caddr, int trank,
+                      char *t, int tcount, const mpii_datatype_t *tt, MPI_Op op)
+{
+    size_t n = (size_t)tcount * tt->size;
+    char small[256], *in = NULL, *buf = NULL;
+    inop_t o;
+    int rc = MPI_SUCCESS;
+
+    /* the operand, packed (before the lock: no allocation under it) */
+    if (kind != K_CAS && op != MPI_NO_OP) {
+        if (ot->contig) {
+            in = (char *)oaddr + ot->true_lb;
+        } else {
+            buf = n <= sizeof(small) ? small : malloc(n);
+            if (!buf)
+                return MPI_ERR_NO_MEM;
+            mpii_datatype_pack(oaddr, (size_t)ocount, ot, buf);
+            in = buf;
+        }
+    }
+    memset(&o, 0, sizeof(o));
+    o.tdt = *tt;
+    o.addr = t;
+    o.nbytes = n;
+    o.h.op = op;
+    o.h.count = tcount;
+    seg_lock(w, trank);
+    if (kind == K_CAS) {
+        /* one predefined element */
+        memcpy(raddr, t, tt->size);
+        if (!memcmp(t, caddr, tt->size))
+            memcpy(t, oaddr, tt->size);
+    } else {
+        if (kind == K_GACC)
+            rc = copy_typed(t, tcount, tt, raddr, rcount, rt);
+        if (rc == MPI_SUCCESS)
+            target_apply(&o, in);
+    }
+    seg_unlock(w, trank);
+    if (buf != small)
+        free(buf);
+    return rc;
+}
+
 /* One RMA call. kind K_PUT / K_GET / K_ACC / K_GACC / K_CAS; (oaddr,
  * ocount, odt) the origin buffer (K_GET: where the data goes); (raddr,
  * rcount, rdt) the result buffer of K_GACC / K_CAS; caddr the compare value
@@ -1381,10 +1558,23 @@ static int rma_op(const char *fn, int kind, const void *oaddr, int ocount, MPI_D
             return WERR(w, rc, fn, "out of requests");
         *ureq = greq;
     }
-    if (trank == MPI_PROC_NULL || (tcount == 0 && kind != K_CAS)) {
+    if (trank == MPI_PROC_NULL) {
         if (greq != MPI_REQUEST_NULL)
             MPI_Grequest_complete(greq);
         return MPI_SUCCESS;
+    }
+    /* a window in shared memory: the origin copies, nothing is sent */
+    if (w->direct && w->direct[trank]) {
+        char *t = w->direct[trank] + tdisp * w->disp_units[trank];
+        if (kind == K_PUT)
+            rc = copy_typed(oaddr, ocount, ot, t, tcount, tt);
+        else if (kind == K_GET)
+            rc = copy_typed(t, tcount, tt, (void *)oaddr, ocount, ot);
+        else
+            rc = direct_acc(w, kind, oaddr, ocount, ot, raddr, rcount, rt, caddr, trank, t, tcount, tt, op);
+        if (greq != MPI_REQUEST_NULL)
+            MPI_Grequest_complete(greq);
+        return rc == MPI_SUCCESS ? rc : WERR(w, rc, fn, "out of memory");
     }
 
     /* the reply's receive first: its sender finds it posted */
@@ -1587,6 +1777,8 @@ int MPI_Win_fence(int assert, MPI_Win win)
         if (w->locked[i])
             return WERR(w, MPI_ERR_RMA_SYNC, fn, "rank %d is locked", i);
     /* this rank's operations complete locally (gets have their data) ... */
+    if (w->direct)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     wait_for(w, no_pend_to, -1);
     /* ... and each target serves all it was sent */
     rc = MPI_Reduce_scatter_block(w->sent, &got, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, w->comm->handle);
@@ -1598,9 +1790,10 @@ int MPI_Win_fence(int assert, MPI_Win win)
     w->expected += got;
     wait_for(w, all_served, 0);
     w->fences++;
-    /* a shared segment is read with plain loads: every target has served
-       its operations before any rank leaves the fence */
-    if (w->flavor == MPI_WIN_FLAVOR_SHARED && !(assert &MPI_MODE_NOPRECEDE)) {
+    /* a shared segment is read with plain loads (by its owner, or by a
+       direct get): every target has served its operations before any rank
+       leaves the fence */
+    if ((w->flavor == MPI_WIN_FLAVOR_SHARED || w->direct) && !(assert &MPI_MODE_NOPRECEDE)) {
         rc = MPI_Barrier(w->comm->handle);
         if (rc != MPI_SUCCESS)
             return WERR(w, rc, fn, "barrier failed");
@@ -1698,6 +1891,8 @@ int MPI_Win_complete(MPI_Win win)
         return rc;
     if (!w->started)
         return WERR(w, MPI_ERR_RMA_SYNC, fn, "no access epoch was started");
+    if (w->direct)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < w->nstart; i++) {
         wait_for(w, no_pend_to, w->start_ranks[i]);
         if (rc == MPI_SUCCESS)
@@ -1785,6 +1980,8 @@ static int remote_complete(win_t *w, int r, int unlock)
 {
     int rc = MPI_SUCCESS, ack;
 
+    if (w->direct) /* the copies into shared memory are visible */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     wait_for(w, no_pend_to, r);
     /* A received reply tells its get or fetching accumulate is done at the
      * target; puts and accumulates are known done only from an
@@ -1927,6 +2124,8 @@ int MPI_Win_flush_all(MPI_Win win)
 
     if (rc != MPI_SUCCESS)
         return rc;
+    if (w->direct)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < w->size && rc == MPI_SUCCESS; i++)
         if (w->dirty[i] && (w->lock_all || w->locked[i]))
             rc = remote_complete(w, i, 0);
