@@ -115,15 +115,31 @@ deps=()
 [ -f "$mpicc_path" ] && deps+=("$mpicc_path")
 case "$mpicc_path" in
 "$root"/*)
-    [ -f "$root/lib/libmpi.a" ] && deps+=("$root/lib/libmpi.a")
+    lib="${MBMPI_LIBDIR:-$root/lib}/libmpi.a" # (bin/mpicc links that one)
+    [ -f "$lib" ] && deps+=("$lib")
     [ -f "$root/mpi/include/mpi.h" ] && deps+=("$root/mpi/include/mpi.h")
     ;;
 esac
+
+# with --filter, only the programs of the lines selected (a sanitizer
+# build of a whole directory took most of its run's time)
+declare -A needed
+while read -r name np _; do
+    case "$name" in '' | '#'*) continue ;; esac
+    if [ -z "$filter" ] || [[ "$name np=$np" =~ $filter ]]; then
+        needed[$name]=1
+    fi
+done <"$manifest"
 
 declare -A built
 for src in "$srcdir"/*.c "$srcdir"/*.f "$srcdir"/*.f90; do
     [ -f "$src" ] || continue
     name=$(basename "$src"); name=${name%.*}
+    if [ -z "${needed[$name]:-}" ]; then
+        # another compiler's binary must not survive a change of stamp
+        [ "$force" = 1 ] && rm -f "$build/$name"
+        continue
+    fi
     cc=$mpicc
     # Fortran modules a test defines go to the build directory, not the cwd
     case "$src" in *.f | *.f90) cc="$root/bin/mpifort -J $build" ;; esac
