@@ -5,7 +5,7 @@
  * looks for "MPI_Send" in stderr; this program's own messages never
  * contain that word). The other ranks wait in a barrier that rank 0 never
  * enters. With ERRORS_FATAL_OP set, every rank calls MPI_Allreduce with
- * MPI_SUM on MPI_CHAR instead (the manifest looks for both names).
+ * MPI_SUM on MPI_BYTE instead (the manifest looks for both names).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -18,12 +18,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (getenv("ERRORS_FATAL_OP")) {
-        /* MPI_SUM is not defined on MPI_CHAR (MPI 3.1 section 5.9.2): the
+        /* MPI_SUM is not defined on MPI_BYTE (MPI 3.1 section 5.9.2): the
          * message names both ("op MPI_SUM is invalid or not defined on
-         * MPI_CHAR"), not their handle numbers */
-        char c = 1, r;
-        MPI_Allreduce(&c, &r, 1, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
-        fprintf(stderr, "FAIL errors_fatal: Allreduce(MPI_CHAR, MPI_SUM) returned (rank %d)\n", rank);
+         * MPI_BYTE"), not their handle numbers */
+        unsigned char c = 1, r;
+        MPI_Allreduce(&c, &r, 1, MPI_BYTE, MPI_SUM, MPI_COMM_WORLD);
+        fprintf(stderr, "FAIL errors_fatal: Allreduce(MPI_BYTE, MPI_SUM) returned (rank %d)\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
         return 1;
     }
