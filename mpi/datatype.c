@@ -59,6 +59,7 @@ typedef struct dt_obj {
     int refs;
     int hrefs;
     int holds; /* pending nonblocking collectives using the handle: it stays bound */
+    int f90;   /* made by MPI_Type_create_f90_*: predefined, never freed */
     MPI_Datatype handle; /* MPI_DATATYPE_NULL once every user reference is freed */
     char name[MPI_MAX_OBJECT_NAME];
     /* the constructor call (MPI_Type_get_envelope / MPI_Type_get_contents) */
@@ -391,8 +392,11 @@ int mpii_datatype_init(void)
     return MPI_SUCCESS;
 }
 
+static void f90_reset(void);
+
 void mpii_datatype_finalize(void)
 {
+    f90_reset();
     for (size_t i = 0; i < derived_cap; i++)
         if (derived[i])
             obj_unbind(derived[i]);
@@ -1382,8 +1386,9 @@ int MPI_Type_free(MPI_Datatype *datatype)
     t = lookup(*datatype);
     if (!t)
         return mpii_err(NULL, MPI_ERR_TYPE, fn, "invalid datatype %d", (int)*datatype);
-    if (t->pub.predefined)
-        return mpii_err(NULL, MPI_ERR_TYPE, fn, "cannot free predefined datatype %d", (int)*datatype);
+    if (t->pub.predefined || t->f90)
+        return mpii_err(NULL, MPI_ERR_TYPE, fn, "cannot free predefined datatype %d%s", (int)*datatype,
+                        t->f90 ? " (made by MPI_Type_create_f90_*)" : "");
     /* the handle dies with its last user reference (MPI_Type_get_contents
      * can hand out more); types built from this one keep the object */
     if (t->hrefs == 1) {
@@ -1776,6 +1781,135 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
             return MPI_SUCCESS;
         }
     return mpii_err(NULL, MPI_ERR_ARG, fn, "no type of class %d has size %d", typeclass, size);
+}
+
+/* ------------------------------------------------------------------ */
+/* MPI_Type_create_f90_integer / _real / _complex (MPI 3.1 17.1.9)     */
+
+/* The types made so far: the same arguments give the same handle (the
+ * result is predefined: never freed), different ones distinct handles
+ * (MPI_Type_get_contents gives the arguments back). */
+static struct f90_type {
+    int combiner, p, r;
+    MPI_Datatype h;
+} * f90_types;
+static int nf90, capf90;
+
+static int f90_make(const char *fn, int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *newtype)
+{
+    dt_obj_t *t;
+    int rc;
+
+    CHECK_PTR(fn, newtype, "newtype");
+    for (int i = 0; i < nf90; i++)
+        if (f90_types[i].combiner == combiner && f90_types[i].p == p && f90_types[i].r == r) {
+            *newtype = f90_types[i].h;
+            return MPI_SUCCESS;
+        }
+    if (nf90 == capf90) {
+        int nc = capf90 ? 2 * capf90 : 8;
+        struct f90_type *n = realloc(f90_types, (size_t)nc * sizeof *n);
+        if (!n)
+            return mpii_err(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        f90_types = n;
+        capf90 = nc;
+    }
+    t = obj_clone(lookup(base));
+    if (t && contents_init(t, combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2, 0, 0)) {
+        obj_release(t);
+        t = NULL;
+    }
+    if (t) {
+        if (combiner == MPI_COMBINER_F90_INTEGER) {
+            t->ints[0] = r;
+        } else {
+            t->ints[0] = p;
+            t->ints[1] = r;
+        }
+        t->pub.committed = 1;
+        t->f90 = 1;
+    }
+    rc = publish(fn, t, newtype);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    f90_types[nf90].combiner = combiner;
+    f90_types[nf90].p = p;
+    f90_types[nf90].r = r;
+    f90_types[nf90].h = *newtype;
+    nf90++;
+    return MPI_SUCCESS;
+}
+
+static void f90_reset(void)
+{
+    free(f90_types);
+    f90_types = NULL;
+    nf90 = capf90 = 0;
+}
+
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_f90_integer";
+    MPI_Datatype base;
+    MPII_CHECK_INIT(fn);
+    /* the kind SELECTED_INT_KIND(r) gives, by its size (gfortran: 1, 2, 4, 8, 16 bytes) */
+    if (r < 0)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "r = %d is negative", r);
+    base = r <= 2    ? MPI_INTEGER1
+           : r <= 4  ? MPI_INTEGER2
+           : r <= 9  ? MPI_INTEGER4
+           : r <= 18 ? MPI_INTEGER8
+           : r <= 38 ? MPI_INTEGER16
+                     : MPI_DATATYPE_NULL;
+    if (base == MPI_DATATYPE_NULL)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "no integer type has %d decimal digits", r);
+    return f90_make(fn, MPI_COMBINER_F90_INTEGER, 0, r, base, newtype);
+}
+
+/* The size in bytes of the real kind SELECTED_REAL_KIND(p, r) gives (4, 8,
+ * or 16 for the x87 extended kind, C's long double), or 0 for none here. */
+static int f90_real_size(int p, int r)
+{
+    int pu = p == MPI_UNDEFINED, ru = r == MPI_UNDEFINED;
+    if ((pu && ru) || (!pu && p < 0) || (!ru && r < 0))
+        return 0;
+    if ((pu || p <= 6) && (ru || r <= 37))
+        return 4;
+    if ((pu || p <= 15) && (ru || r <= 307))
+        return 8;
+    if ((pu || p <= 18) && (ru || r <= 4931))
+        return 16;
+    return 0;
+}
+
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_f90_real";
+    int sz;
+    MPII_CHECK_INIT(fn);
+    sz = f90_real_size(p, r);
+    if (!sz)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "no real type has precision %d and range %d", p, r);
+    return f90_make(fn, MPI_COMBINER_F90_REAL, p, r,
+                    sz == 4   ? MPI_REAL4
+                    : sz == 8 ? MPI_REAL8
+                              : MPI_LONG_DOUBLE,
+                    newtype);
+}
+
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_f90_complex";
+    int sz;
+    MPII_CHECK_INIT(fn);
+    sz = f90_real_size(p, r);
+    if (!sz)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "no complex type has precision %d and range %d", p, r);
+    return f90_make(fn, MPI_COMBINER_F90_COMPLEX, p, r,
+                    sz == 4   ? MPI_COMPLEX8
+                    : sz == 8 ? MPI_COMPLEX16
+                              : MPI_C_LONG_DOUBLE_COMPLEX,
+                    newtype);
 }
 
 /* ------------------------------------------------------------------ */

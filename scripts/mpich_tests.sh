@@ -19,10 +19,10 @@
 # (exit status or no "No Errors"), PASS; a summary per directory, and
 # $WORK/res/<dir>.txt.
 #
-# Known differences kept on purpose: MPICH's op* tests (and rma's
-# fetch_and_op_char*, large_acc_flush_local) reduce MPI_CHAR and
-# apply logical ops to floats (MPICH extensions; MPI 3.1 5.9.2 and Open MPI
-# refuse them). The testlist's timeLimit=, env= and resultTest= are honoured
+# Known differences kept on purpose: MPICH's oplxor and allred apply
+# logical ops to floats and to MPI_AINT (MPICH extensions; MPI 3.1 5.9.2
+# and Open MPI refuse them). MPI_CHAR reduces as C's char, as in Open MPI
+# and MPICH. The testlist's timeLimit=, env= and resultTest= are honoured
 # (init/exitst*, init/timeout, errhan/errfatal and the *_abort tests pass
 # when mpirun's exit status is non-zero).
 set -u

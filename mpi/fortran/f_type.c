@@ -269,6 +269,27 @@ void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatyp
     *datatype = t;
 }
 
+void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    *ierr = MPI_Type_create_f90_integer(*r, &t);
+    *newtype = t;
+}
+
+void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    *ierr = MPI_Type_create_f90_real(*p, *r, &t);
+    *newtype = t;
+}
+
+void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    *ierr = MPI_Type_create_f90_complex(*p, *r, &t);
+    *newtype = t;
+}
+
 void mpi_type_set_name_(MPI_Fint *datatype, const char *name, MPI_Fint *ierr, size_t name_len)
 {
     char *s = mf_cstring(name, name_len);
