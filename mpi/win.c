@@ -1202,8 +1202,6 @@ int MPI_Win_detach(MPI_Win win, const void *base)
     return WERR(w, MPI_ERR_RMA_ATTACH, fn, "no region attached at %p", base);
 }
 
-/* A failed MPI_Win_allocate_shared: the window goes (at every member). */
-
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                             MPI_Win *win)
 {
