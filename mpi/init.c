@@ -265,6 +265,7 @@ static int transport_open(void)
     tp.fifo_buf_count = (int)mpii_g.fifo_bufs;
     tp.min_fifo_free = mpii_g.eager_limit + 256;
     tp.fifo_mode = strcmp(mpii_g.fifo_mode, "auto") ? mpii_g.fifo_mode : NULL;
+    tp.loopback = boot_all_local(mpii_g.boot);
     if (tp.fifo_buf_size < 4 * tp.min_fifo_free)
         tp.fifo_buf_size = 4 * tp.min_fifo_free;
     /* mbshm: mbmpi's own shared-memory transport; everything else is libfabric. */

@@ -360,6 +360,11 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
             /* fixed width: every rank's address has the same length */
             snprintf(node, sizeof(node), "mbmpi_%s_%07d", job, params->rank);
             rc = ofi_getinfo_named(prov, node, &t->info);
+        } else if (params->loopback && prov && strcmp(prov, "shm")) {
+            /* every rank on this host: the network providers (tcp, sockets,
+             * net, udp) listen and connect on 127.0.0.1, not on the first
+             * interface's address (which they pick otherwise) */
+            rc = ofi_getinfo_named(prov, "127.0.0.1", &t->info);
         } else {
             rc = ofi_getinfo(prov, &t->info);
         }

@@ -73,6 +73,7 @@ typedef struct tl_params {
     int fifo_buf_count;
     size_t min_fifo_free;    /* a buffer is released when less than this is free (>= max message) */
     const char *fifo_mode;   /* "multi" (FI_MULTI_RECV), "single" (a message per buffer), NULL: per provider */
+    int loopback;            /* every rank is on this host: network endpoints bind to 127.0.0.1 */
 } tl_params_t;
 
 typedef struct tl_ops {
