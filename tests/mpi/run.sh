@@ -3,7 +3,7 @@
 # line of tests/mpi/manifest once per provider.
 #
 #   tests/mpi/run.sh [--mpicc CMD] [--mpirun CMD] [--providers "shm tcp sockets"]
-#                    [--filter REGEX] [--timeout SECONDS] [--keep-going-build]
+#                    [--filter REGEX] [--exclude REGEX] [--timeout SECONDS] [--keep-going-build]
 #                    [--src DIR] [--manifest FILE] [--ldflags "FLAGS"]
 #
 # --src DIR takes the programs from DIR/*.c (and DIR/*.f, built with the
@@ -21,7 +21,8 @@
 # --allow-run-as-root as root, -x VAR for the manifest's variables). Where
 # Open MPI's shared-memory single copy (CMA) is not permitted, set
 # OMPI_MCA_btl_vader_single_copy_mechanism=none in the environment.
-# --filter REGEX selects manifest lines whose "name np=N" matches.
+# --filter REGEX selects manifest lines whose "name np=N" matches;
+# --exclude REGEX drops those that match it.
 # CFLAGS (environment) overrides the compile flags (default -O2 -g).
 #
 # Output: one line per run, "ok - name np=N provider" or
@@ -41,6 +42,7 @@ mpicc="$root/bin/mpicc"
 mpirun="$root/bin/mpirun"
 providers="shm tcp sockets"
 filter=""
+exclude=""
 tmo=60
 srcdir=""
 manifest=""
@@ -51,6 +53,7 @@ while [ $# -gt 0 ]; do
     --mpirun) mpirun="$2"; shift 2 ;;
     --providers) providers="$2"; shift 2 ;;
     --filter) filter="$2"; shift 2 ;;
+    --exclude) exclude="$2"; shift 2 ;;
     --timeout) tmo="$2"; shift 2 ;;
     --src) srcdir=$(cd "$2" && pwd); shift 2 ;;
     --manifest) manifest=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
@@ -126,7 +129,8 @@ esac
 declare -A needed
 while read -r name np _; do
     case "$name" in '' | '#'*) continue ;; esac
-    if [ -z "$filter" ] || [[ "$name np=$np" =~ $filter ]]; then
+    if { [ -z "$filter" ] || [[ "$name np=$np" =~ $filter ]]; } &&
+        { [ -z "$exclude" ] || ! [[ "$name np=$np" =~ $exclude ]]; }; then
         needed[$name]=1
     fi
 done <"$manifest"
@@ -249,6 +253,9 @@ run_line() {
 while read -r name np expect rest; do
     case "$name" in '' | '#'*) continue ;; esac
     if [ -n "$filter" ] && ! [[ "$name np=$np" =~ $filter ]]; then
+        continue
+    fi
+    if [ -n "$exclude" ] && [[ "$name np=$np" =~ $exclude ]]; then
         continue
     fi
     # shellcheck disable=SC2086
