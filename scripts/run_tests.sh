@@ -32,6 +32,25 @@ count() {
     total_fail=$((total_fail + ${f2:-0}))
 }
 
+# Run one CMocka program (the rest of the line: its command) into $log/u,
+# print and count its results; an exit without a CMocka failure line counts
+# as a failure (99: valgrind's errors). $1 names it in that message.
+cmocka_run() {
+    local what=$1 rc
+    shift
+    "$@" >"$log/u" 2>&1
+    rc=$?
+    cat "$log/u"
+    count "$log/u"
+    if [ $rc = 99 ]; then
+        echo "not ok - $what: valgrind reported errors"
+        total_fail=$((total_fail + 1))
+    elif [ $rc != 0 ] && ! grep -q '^\[  FAILED  \]' "$log/u"; then
+        echo "not ok - $what exited with status $rc"
+        total_fail=$((total_fail + 1))
+    fi
+}
+
 for s in $suites; do
     t0=$SECONDS
     case $s in
@@ -42,33 +61,16 @@ for s in $suites; do
             if command -v valgrind >/dev/null && [ "${MBMPI_TEST_VALGRIND:-1}" = 1 ]; then
                 # test_proto's random traffic: 3 seeds under valgrind (12
                 # took 45 s there), all 12 natively below
-                MBMPI_TEST_SEEDS=${MBMPI_TEST_SEEDS:-3} \
-                    valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 "$t" \
-                    >"$log/u" 2>&1
+                cmocka_run "$t" env MBMPI_TEST_SEEDS="${MBMPI_TEST_SEEDS:-3}" \
+                    valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 "$t"
             else
-                "$t" >"$log/u" 2>&1
-            fi
-            rc=$?
-            cat "$log/u"
-            count "$log/u"
-            if [ $rc = 99 ]; then
-                echo "not ok - $t: valgrind reported errors"
-                total_fail=$((total_fail + 1))
-            elif [ $rc != 0 ] && ! grep -q '^\[  FAILED  \]' "$log/u"; then
-                echo "not ok - $t exited with status $rc"
-                total_fail=$((total_fail + 1))
+                cmocka_run "$t" "$t"
             fi
         done
         if [ -x "${MBMPI_UNIT_DIR:-build/unit}/test_proto" ] && command -v valgrind >/dev/null &&
             [ "${MBMPI_TEST_VALGRIND:-1}" = 1 ]; then
-            MBMPI_TEST_FILTER=test_random "${MBMPI_UNIT_DIR:-build/unit}/test_proto" >"$log/u" 2>&1
-            rc=$?
-            cat "$log/u"
-            count "$log/u"
-            if [ $rc != 0 ] && ! grep -q '^\[  FAILED  \]' "$log/u"; then
-                echo "not ok - test_proto test_random exited with status $rc"
-                total_fail=$((total_fail + 1))
-            fi
+            cmocka_run "test_proto test_random" env MBMPI_TEST_FILTER=test_random \
+                "${MBMPI_UNIT_DIR:-build/unit}/test_proto"
         fi
         # the library also builds at -O3, where gcc warns about more
         # (maybe-uninitialized) and -Werror turns that into a failed build
@@ -165,14 +167,7 @@ for s in $suites; do
         asan="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
         for t in build-asan/unit/test_*; do
             [ -x "$t" ] || continue
-            UBSAN_OPTIONS=halt_on_error=1 "$t" >"$log/a" 2>&1
-            rc=$?
-            cat "$log/a"
-            count "$log/a"
-            if [ $rc != 0 ] && ! grep -q '^\[  FAILED  \]' "$log/a"; then
-                echo "not ok - $t (sanitizer) exited with status $rc"
-                total_fail=$((total_fail + 1))
-            fi
+            cmocka_run "$t (sanitizer)" env UBSAN_OPTIONS=halt_on_error=1 "$t"
         done
         MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/mpi" \
             CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
