@@ -1866,50 +1866,33 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     return f90_make(fn, MPI_COMBINER_F90_INTEGER, 0, r, base, newtype);
 }
 
-/* The size in bytes of the real kind SELECTED_REAL_KIND(p, r) gives (4, 8,
- * or 16 for the x87 extended kind, C's long double), or 0 for none here. */
-static int f90_real_size(int p, int r)
+/* The real (or complex) type of the kind SELECTED_REAL_KIND(p, r) gives:
+ * 4 bytes, 8, or the x87 extended kind (C's long double), else an error. */
+static int f90_float(const char *fn, int combiner, int p, int r, MPI_Datatype *newtype)
 {
+    static const MPI_Datatype reals[] = {MPI_REAL4, MPI_REAL8, MPI_LONG_DOUBLE};
+    static const MPI_Datatype complexes[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_C_LONG_DOUBLE_COMPLEX};
+    static const int max_p[] = {6, 15, 18}, max_r[] = {37, 307, 4931};
     int pu = p == MPI_UNDEFINED, ru = r == MPI_UNDEFINED;
-    if ((pu && ru) || (!pu && p < 0) || (!ru && r < 0))
-        return 0;
-    if ((pu || p <= 6) && (ru || r <= 37))
-        return 4;
-    if ((pu || p <= 15) && (ru || r <= 307))
-        return 8;
-    if ((pu || p <= 18) && (ru || r <= 4931))
-        return 16;
-    return 0;
+
+    MPII_CHECK_INIT(fn);
+    if (!(pu && ru) && (pu || p >= 0) && (ru || r >= 0))
+        for (int k = 0; k < 3; k++)
+            if ((pu || p <= max_p[k]) && (ru || r <= max_r[k]))
+                return f90_make(fn, combiner, p, r,
+                                combiner == MPI_COMBINER_F90_REAL ? reals[k] : complexes[k], newtype);
+    return mpii_err(NULL, MPI_ERR_ARG, fn, "no %s type has precision %d and range %d",
+                    combiner == MPI_COMBINER_F90_REAL ? "real" : "complex", p, r);
 }
 
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_create_f90_real";
-    int sz;
-    MPII_CHECK_INIT(fn);
-    sz = f90_real_size(p, r);
-    if (!sz)
-        return mpii_err(NULL, MPI_ERR_ARG, fn, "no real type has precision %d and range %d", p, r);
-    return f90_make(fn, MPI_COMBINER_F90_REAL, p, r,
-                    sz == 4   ? MPI_REAL4
-                    : sz == 8 ? MPI_REAL8
-                              : MPI_LONG_DOUBLE,
-                    newtype);
+    return f90_float("MPI_Type_create_f90_real", MPI_COMBINER_F90_REAL, p, r, newtype);
 }
 
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_create_f90_complex";
-    int sz;
-    MPII_CHECK_INIT(fn);
-    sz = f90_real_size(p, r);
-    if (!sz)
-        return mpii_err(NULL, MPI_ERR_ARG, fn, "no complex type has precision %d and range %d", p, r);
-    return f90_make(fn, MPI_COMBINER_F90_COMPLEX, p, r,
-                    sz == 4   ? MPI_COMPLEX8
-                    : sz == 8 ? MPI_COMPLEX16
-                              : MPI_C_LONG_DOUBLE_COMPLEX,
-                    newtype);
+    return f90_float("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, p, r, newtype);
 }
 
 /* ------------------------------------------------------------------ */
