@@ -92,6 +92,7 @@ int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int ta
                 t0 = MPI_Wtime();
             else if (MPI_Wtime() - t0 > BS_WAIT)
                 break;
+            mpii_mt_yield();
             sched_yield();
         }
         mpii_progress();

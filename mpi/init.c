@@ -433,14 +433,16 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     (void)argv;
     if (!provided)
         return MPI_ERR_ARG;
-    /* Calls from one thread at a time (MPI_THREAD_SERIALIZED) are all this
-     * library supports: it takes no lock, and keeps no state per thread
-     * (libfabric's domain is opened FI_THREAD_DOMAIN, which allows any
-     * thread as long as the calls are serialized). */
-    mpii_g.thread_level = required < MPI_THREAD_SINGLE       ? MPI_THREAD_SINGLE
-                          : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
-                                                             : required;
+    /* Up to MPI_THREAD_SERIALIZED the library takes no lock and keeps no
+     * state per thread (libfabric's domain is opened FI_THREAD_DOMAIN, which
+     * allows any thread as long as the calls are serialized).
+     * MPI_THREAD_MULTIPLE serializes them itself, with one lock around every
+     * call (mpi/mt.h). */
+    mpii_g.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                          : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                           : required;
     *provided = mpii_g.thread_level;
+    mpii_mt_on = mpii_g.thread_level == MPI_THREAD_MULTIPLE;
     main_thread = pthread_self();
     return mpi_init_common();
 }

@@ -13,6 +13,7 @@
 #define MPI_IMPL_H
 
 #include "mpi.h"
+#include "mpi/mt.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -200,11 +200,15 @@ static void sweep_freed(void)
  */
 void mpii_idle_wait(long *idle)
 {
+    if (mpii_mt_on)
+        mpii_mt_yield();
     if (++*idle <= mpii_g.spin)
         return;
     if (mpii_g.sleep_after > 0 && *idle > mpii_g.spin + mpii_g.sleep_after) {
         struct timespec ts = {0, mpii_g.sleep_us * 1000};
+        int depth = mpii_mt_release();
         nanosleep(&ts, NULL);
+        mpii_mt_reacquire(depth);
         return;
     }
     sched_yield();

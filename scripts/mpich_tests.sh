@@ -82,10 +82,12 @@ cat >mpitestconf.h <<'EOF'
 #define POINTERINT_t int64_t
 #define HAVE_PTHREAD_H 1
 #define HAVE_MPI_WIN_CREATE 1
-#define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
 #endif
 EOF
 cp "$T/util/mtest.c" mtest_h.c
+# (#include "mpitestconf.h" from $T/include/ finds the copy there first)
+cp mpitestconf.h "$T/include/mpitestconf.h"
 # MPICH's datatype pool library (dtpools) for the tests that loop over
 # many types (coll/allred, coll/reduce, pt2pt/sendself, ...): its
 # configure-made header, then an archive the tests link against
@@ -101,7 +103,7 @@ cat >"$T/dtpools/dtpoolsconf.h" <<'EOF'
 #endif
 EOF
 CC="$top/bin/mpicc -O1 -w -I$WORK -I$T/include -I$T/dtpools/include"
-for f in mtest_h.c "$T/util/mtest_common.c" "$T/util/mtest_single.c"; do
+for f in mtest_h.c "$T/util/mtest_common.c" "$T/util/mtest_single.c" "$T/util/mtest_thread.c"; do
     $CC -c "$f" -o "$(basename "${f%.c}").o" || { echo "mpich_tests: $f does not build" >&2; exit 1; }
 done
 rm -f libdtp.a
@@ -118,7 +120,6 @@ ar rcs libdtp.a dtp_*.o
 FC="$top/bin/mpifort -O1 -w"
 case " $DIRS " in
 *" f77/"* | *" f90/"*)
-    cp mpitestconf.h "$T/include/mpitestconf.h"
     for f in mtest_f77.f mtest_f90.f90; do
         $FC -c "$T/util/$f" -o "${f%.*}.o" || { echo "mpich_tests: util/$f does not build" >&2; exit 1; }
     done
@@ -169,7 +170,10 @@ build() {
     done
     # shellcheck disable=SC2086
     if [ -z "$fsrcs" ]; then
-        $CC $(cppflags "$d" "${exe#bin/"${d//\//_}"_}") -o "$exe" $csrcs mtest_h.o mtest_common.o mtest_single.o libdtp.a -lm >"$exe.cerr" 2>&1
+        # (threads/ tests start their threads through MTest_Start_thread)
+        local th=mtest_single.o
+        case $d in threads/*) th=mtest_thread.o ;; esac
+        $CC $(cppflags "$d" "${exe#bin/"${d//\//_}"_}") -o "$exe" $csrcs mtest_h.o mtest_common.o $th libdtp.a -lm >"$exe.cerr" 2>&1
         return
     fi
     : >"$exe.cerr"

@@ -205,7 +205,7 @@ void mpi_comm_create_keyval_(fcopy_fn *copy, fdelete_fn *del, MPI_Fint *keyval, 
     }
     *ierr = MPI_Comm_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
     if (*ierr == MPI_SUCCESS)
-        mpii_keyval_set_fortran(kv);
+        MPII_MT_LOCKED(mpii_keyval_set_fortran(kv));
     *keyval = kv;
 }
 
@@ -220,7 +220,7 @@ void mpi_keyval_create_(fcopy1_fn *copy, fdelete1_fn *del, MPI_Fint *keyval, MPI
     }
     *ierr = MPI_Comm_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
     if (*ierr == MPI_SUCCESS)
-        mpii_keyval_set_fortran(kv);
+        MPII_MT_LOCKED(mpii_keyval_set_fortran(kv));
     *keyval = kv;
 }
 
@@ -235,7 +235,7 @@ void mpi_type_create_keyval_(fcopy_fn *copy, fdelete_fn *del, MPI_Fint *keyval, 
     }
     *ierr = MPI_Type_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
     if (*ierr == MPI_SUCCESS)
-        mpii_keyval_set_fortran(kv);
+        MPII_MT_LOCKED(mpii_keyval_set_fortran(kv));
     *keyval = kv;
 }
 
@@ -250,7 +250,7 @@ void mpi_win_create_keyval_(fcopy_fn *copy, fdelete_fn *del, MPI_Fint *keyval, M
     }
     *ierr = MPI_Win_create_keyval(fkeyval_copy, fkeyval_delete, &kv, k);
     if (*ierr == MPI_SUCCESS)
-        mpii_keyval_set_fortran(kv);
+        MPII_MT_LOCKED(mpii_keyval_set_fortran(kv));
     *keyval = kv;
 }
 
@@ -294,7 +294,7 @@ static int predefined_keyval(int k)
 
 void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
 {
-    *ierr = mpii_comm_set_attr_lang(*comm, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT);
+    MPII_MT_LOCKED(*ierr = mpii_comm_set_attr_lang(*comm, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT));
 }
 
 void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *flag,
@@ -302,7 +302,7 @@ void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *attribute_va
 {
     void *p = NULL;
     int f = 0;
-    *ierr = mpii_comm_get_attr_lang(*comm, *keyval, &p, &f, MPII_ATTR_F_AINT);
+    MPII_MT_LOCKED(*ierr = mpii_comm_get_attr_lang(*comm, *keyval, &p, &f, MPII_ATTR_F_AINT));
     *flag = mf_logical(f);
     if (*ierr != MPI_SUCCESS || !f)
         return;
@@ -321,7 +321,7 @@ void mpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
 void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierr)
 {
     MPI_Aint v = *attribute_val;
-    *ierr = mpii_comm_set_attr_lang(*comm, *keyval, (void *)v, MPII_ATTR_F_INT);
+    MPII_MT_LOCKED(*ierr = mpii_comm_set_attr_lang(*comm, *keyval, (void *)v, MPII_ATTR_F_INT));
 }
 
 void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierr)
@@ -341,7 +341,8 @@ void mpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
 
 void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
 {
-    *ierr = mpii_type_set_attr_lang(*datatype, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT);
+    MPII_MT_LOCKED(*ierr =
+                       mpii_type_set_attr_lang(*datatype, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT));
 }
 
 void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *flag,
@@ -349,7 +350,7 @@ void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *attribut
 {
     void *p = NULL;
     int f = 0;
-    *ierr = mpii_type_get_attr_lang(*datatype, *keyval, &p, &f, MPII_ATTR_F_AINT);
+    MPII_MT_LOCKED(*ierr = mpii_type_get_attr_lang(*datatype, *keyval, &p, &f, MPII_ATTR_F_AINT));
     *flag = mf_logical(f);
     if (*ierr == MPI_SUCCESS && f)
         *attribute_val = (MPI_Aint)p;
@@ -371,7 +372,7 @@ void mpi_win_free_keyval_(MPI_Fint *keyval, MPI_Fint *ierr)
 
 void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *ierr)
 {
-    *ierr = mpii_win_set_attr_lang(*win, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT);
+    MPII_MT_LOCKED(*ierr = mpii_win_set_attr_lang(*win, *keyval, (void *)*attribute_val, MPII_ATTR_F_AINT));
 }
 
 void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val, MPI_Fint *flag,
@@ -379,7 +380,7 @@ void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *attribute_val,
 {
     void *p = NULL;
     int f = 0;
-    *ierr = mpii_win_get_attr_lang(*win, *keyval, &p, &f, MPII_ATTR_F_AINT);
+    MPII_MT_LOCKED(*ierr = mpii_win_get_attr_lang(*win, *keyval, &p, &f, MPII_ATTR_F_AINT));
     *flag = mf_logical(f);
     if (*ierr != MPI_SUCCESS || !f)
         return;
