@@ -103,7 +103,7 @@ for s in $suites; do
             # library's own logic (argument checks, topologies, groups,
             # attributes, type constructors, CPU binding, spawn refusal):
             # shm and mbshm run them
-            lib_only='^(cart|groups|env|bind|misc|type_f90|attr_lang|rma_attr|rma_errors|errors|dynamic|comm_idup|type_free_pending) '
+            lib_only='^(cart|groups|env|bind|misc|type_f90|attr_lang|rma_attr|rma_errors|errors|dynamic|comm_idup|type_free_pending|mpit) '
             # A job of one rank opens no transport (a singleton's messages
             # stay in the process): the lines of 1 rank run over shm only.
             # tcp;ofi_rxm runs the lines of 2-4 ranks (each rank pays 0.3 s
