@@ -50,6 +50,25 @@ case "$show" in
     ;;
 esac
 
+# an `mpi` module that does not build is reported (it used to leave the
+# previous module in place without a word): a copy of the tree's layout
+# with an mpif.h that is not Fortran
+mkdir -p "$log/p/bin" "$log/p/mpi/include" "$log/p/mpi/fortran"
+cp bin/mpifort "$log/p/bin/"
+cp mpi/fortran/mpi_mod.f90 "$log/p/mpi/fortran/"
+echo '      THIS IS NOT FORTRAN' >"$log/p/mpi/include/mpif.h"
+err=$("$log/p/bin/mpifort" -show prog.f 2>&1 >/dev/null)
+case "$err" in
+*"mpi module does not build"*)
+    echo "ok - bin/mpifort reports an mpi module that does not build"
+    passed=$((passed + 1))
+    ;;
+*)
+    echo "not ok - bin/mpifort said nothing of a broken mpi module: $err"
+    failed=$((failed + 1))
+    ;;
+esac
+
 tests/mpi/run.sh --src tests/fortran --manifest tests/fortran/manifest --providers shm 2>&1 | tee "$log/shm"
 add_counts "$log/shm" "run.sh (shm)"
 tests/mpi/run.sh --src tests/fortran --manifest tests/fortran/manifest --providers tcp \
