@@ -208,56 +208,96 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MP
     return MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler);
 }
 
-int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+/* Windows and files keep their handler in an MPI_Errhandler of their own;
+ * `slot` finds it (NULL: invalid handle of class `bad`, named `what`). */
+static int obj_set_eh(MPI_Errhandler *eh, int h, int bad, const char *what, MPI_Errhandler errhandler,
+                      const char *fn)
 {
-    MPI_Errhandler *eh;
-
-    MPII_CHECK_INIT("MPI_Win_set_errhandler");
-    eh = mpii_win_errhandler(win);
     if (!eh)
-        return mpii_err(NULL, MPI_ERR_WIN, "MPI_Win_set_errhandler", "invalid window %d", win);
+        return mpii_err(NULL, bad, fn, "invalid %s %d", what, h);
     if (!eh_valid(errhandler))
-        return mpii_err_win(*eh, win, MPI_ERR_ARG, "MPI_Win_set_errhandler", "invalid error handler %d",
-                            errhandler);
+        return mpii_err_win(*eh, h, MPI_ERR_ARG, fn, "invalid error handler %d", errhandler);
     *eh = errhandler;
     return MPI_SUCCESS;
 }
 
-int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+static int obj_get_eh(MPI_Errhandler *eh, int h, int bad, const char *what, MPI_Errhandler *errhandler,
+                      const char *fn)
 {
-    MPI_Errhandler *eh;
-
-    MPII_CHECK_INIT("MPI_Win_get_errhandler");
-    eh = mpii_win_errhandler(win);
     if (!eh)
-        return mpii_err(NULL, MPI_ERR_WIN, "MPI_Win_get_errhandler", "invalid window %d", win);
+        return mpii_err(NULL, bad, fn, "invalid %s %d", what, h);
     if (!errhandler)
-        return mpii_err_win(*eh, win, MPI_ERR_ARG, "MPI_Win_get_errhandler", "errhandler is NULL");
+        return mpii_err_win(*eh, h, MPI_ERR_ARG, fn, "errhandler is NULL");
     *errhandler = *eh;
     if (eh_user_get(*eh))
         eh_user_get(*eh)->refs++;
     return MPI_SUCCESS;
 }
 
-int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+static int obj_call_eh(MPI_Errhandler *eh, int h, int bad, const char *what, int errorcode, const char *fn)
 {
-    static const char fn[] = "MPI_Win_call_errhandler";
-    MPI_Errhandler *eh;
     eh_user_t *u;
     char msg[128];
 
-    MPII_CHECK_INIT(fn);
-    eh = mpii_win_errhandler(win);
     if (!eh)
-        return mpii_err(NULL, MPI_ERR_WIN, fn, "invalid window %d", win);
+        return mpii_err(NULL, bad, fn, "invalid %s %d", what, h);
     u = eh_user_get(*eh);
     if (u) {
-        int h = win;
+        int hh = h;
         int code = errorcode;
-        u->fn(&h, &code);
+        u->fn(&hh, &code);
     } else if (*eh != MPI_ERRORS_RETURN) {
         snprintf(msg, sizeof(msg), "%s: error code %d raised by the program", fn, errorcode);
         err_fatal(errorcode, msg);
     }
     return MPI_SUCCESS;
+}
+
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    MPII_CHECK_INIT("MPI_Win_set_errhandler");
+    return obj_set_eh(mpii_win_errhandler(win), win, MPI_ERR_WIN, "window", errhandler,
+                      "MPI_Win_set_errhandler");
+}
+
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    MPII_CHECK_INIT("MPI_Win_get_errhandler");
+    return obj_get_eh(mpii_win_errhandler(win), win, MPI_ERR_WIN, "window", errhandler,
+                      "MPI_Win_get_errhandler");
+}
+
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    MPII_CHECK_INIT("MPI_Win_call_errhandler");
+    return obj_call_eh(mpii_win_errhandler(win), win, MPI_ERR_WIN, "window", errorcode,
+                       "MPI_Win_call_errhandler");
+}
+
+/* ------------------------------------------------------------ files */
+
+int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    /* one table: the handler is called with a pointer to the file's handle */
+    return MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)file_errhandler_fn, errhandler);
+}
+
+/* MPI_FILE_NULL's handler may be set and read before MPI_Init (MPI 3.1 13.7) */
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+    return obj_set_eh(mpii_file_errhandler(file), file, MPI_ERR_FILE, "file", errhandler,
+                      "MPI_File_set_errhandler");
+}
+
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+{
+    return obj_get_eh(mpii_file_errhandler(file), file, MPI_ERR_FILE, "file", errhandler,
+                      "MPI_File_get_errhandler");
+}
+
+int MPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    MPII_CHECK_INIT("MPI_File_call_errhandler");
+    return obj_call_eh(mpii_file_errhandler(fh), fh, MPI_ERR_FILE, "file", errorcode,
+                       "MPI_File_call_errhandler");
 }

@@ -193,6 +193,8 @@ int mpii_err_win(MPI_Errhandler eh, int win, int errclass, const char *fn, const
     __attribute__((format(printf, 5, 6)));
 /* mpi/win.c: the error handler of a window, NULL for an invalid handle. */
 MPI_Errhandler *mpii_win_errhandler(MPI_Win win);
+/* a file's error handler (MPI_FILE_NULL's too), NULL for an invalid handle (mpi/io.c) */
+MPI_Errhandler *mpii_file_errhandler(MPI_File file);
 /* mpi/win.c: non-zero for a window handle in use; its predefined attribute
  * keyval's value (MPI_WIN_BASE ...): 1 and *val set, or 0. */
 int mpii_win_valid(MPI_Win win);

@@ -62,7 +62,7 @@ fi
 
 # ---- 2. completeness ----
 # C-only integer constants (no Fortran meaning or an mbmpi extension)
-c_only='^(MPI_TAG_UB_VALUE|MPI_F_STATUS_SIZE)$'
+c_only='^(MPI_TAG_UB_VALUE|MPI_F_STATUS_SIZE|MPI_T_[A-Z0-9_]+)$'
 missing=""
 for name in $(grep -E '^#define MPI_[A-Z0-9_]+ +(\(\([A-Za-z_]+\) *-?[0-9]+\)|\(-?[0-9]+\)|-?[0-9]+|MPI_[A-Z0-9_]+)$' "$mpih" |
     awk '{print $2}'); do
