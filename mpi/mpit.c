@@ -125,6 +125,16 @@ static void t_string(char *dst, int *len, const char *src)
             return MPI_T_ERR_NOT_INITIALIZED;                                                                \
     } while (0)
 
+/* the *_get_num calls */
+static int t_num(int *out, int n)
+{
+    T_CHECK_INIT();
+    if (!out)
+        return MPI_T_ERR_INVALID;
+    *out = n;
+    return MPI_SUCCESS;
+}
+
 int MPI_T_init_thread(int required, int *provided)
 {
     if (!provided)
@@ -189,11 +199,7 @@ static MPI_Datatype cvar_type(const ut_cfg_entry_t *e, int *count)
 
 int MPI_T_cvar_get_num(int *num_cvar)
 {
-    T_CHECK_INIT();
-    if (!num_cvar)
-        return MPI_T_ERR_INVALID;
-    *num_cvar = ncvars();
-    return MPI_SUCCESS;
+    return t_num(num_cvar, ncvars());
 }
 
 int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
@@ -322,11 +328,7 @@ static unsigned long long pvar_value(int i)
 
 int MPI_T_pvar_get_num(int *num_pvar)
 {
-    T_CHECK_INIT();
-    if (!num_pvar)
-        return MPI_T_ERR_INVALID;
-    *num_pvar = NPVARS;
-    return MPI_SUCCESS;
+    return t_num(num_pvar, NPVARS);
 }
 
 int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
@@ -545,11 +547,7 @@ int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, v
 
 int MPI_T_category_get_num(int *num_cat)
 {
-    T_CHECK_INIT();
-    if (!num_cat)
-        return MPI_T_ERR_INVALID;
-    *num_cat = NCATS;
-    return MPI_SUCCESS;
+    return t_num(num_cat, NCATS);
 }
 
 int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
