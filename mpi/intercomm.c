@@ -98,7 +98,15 @@ static int inter_build(int lsize, const int *lranks, int lrank, int rsize, const
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                          int tag, MPI_Comm *newintercomm)
 {
-    static const char fn[] = "MPI_Intercomm_create";
+    return mpii_intercomm_create("MPI_Intercomm_create", local_comm, local_leader, peer_comm, remote_leader,
+                                 tag, 0, newintercomm);
+}
+
+/* coll: the leaders talk on peer_comm's collective context (never a user
+ * message; mpi/dynamic.c's MPI_Comm_accept / connect / join) */
+int mpii_intercomm_create(const char *fn, MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, int coll, MPI_Comm *newintercomm)
+{
     mpii_comm_t *lc, *pc = NULL, *nc;
     int rsize = 0, *rranks = NULL, rc, leader;
     uint32_t ctx, lctx;
@@ -133,7 +141,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 
     /* the leaders swap their groups; a group that overlaps the other makes
      * the leaders broadcast -1 and everybody fails */
-    inter_reduce_t x = {lc, local_leader, pc, remote_leader, tag, 0};
+    inter_reduce_t x = {lc, local_leader, pc, remote_leader, tag, coll};
     if (leader && bad != MPI_SUCCESS) {
         rsize = -16 - bad;
     } else if (leader) {

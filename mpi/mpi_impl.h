@@ -193,6 +193,10 @@ int mpii_err_win(MPI_Errhandler eh, int win, int errclass, const char *fn, const
     __attribute__((format(printf, 5, 6)));
 /* mpi/win.c: the error handler of a window, NULL for an invalid handle. */
 MPI_Errhandler *mpii_win_errhandler(MPI_Win win);
+/* MPI_Intercomm_create, named fn in errors; coll: the leaders use
+ * peer_comm's collective context (mpi/intercomm.c) */
+int mpii_intercomm_create(const char *fn, MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, int coll, MPI_Comm *newintercomm);
 /* a file's error handler (MPI_FILE_NULL's too), NULL for an invalid handle (mpi/io.c) */
 MPI_Errhandler *mpii_file_errhandler(MPI_File file);
 /* mpi/win.c: non-zero for a window handle in use; its predefined attribute
