@@ -46,6 +46,7 @@ typedef struct file {
     MPI_Offset disp;
     MPI_Datatype etype, ftype;
     size_t esize;
+    char rep[MPI_MAX_DATAREP_STRING]; /* its data representation */
     MPI_Offset fp; /* individual file pointer, in etypes */
     /* shared file pointer: one MPI_Offset at rank 0 */
     MPI_Win shwin;
@@ -223,6 +224,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     }
     f->etype = f->ftype = MPI_BYTE;
     f->esize = 1;
+    strcpy(f->rep, "native");
     for (slot = 0; slot < nfiles && files[slot]; slot++)
         ;
     if (slot == nfiles) {
@@ -438,6 +440,64 @@ MPI_File MPI_File_f2c(MPI_Fint file)
 
 /* ------------------------------------------------------------ views */
 
+/* the representations MPI_Register_datarep named */
+typedef struct datarep {
+    char name[MPI_MAX_DATAREP_STRING];
+    MPI_Datarep_conversion_function *rd, *wr;
+    MPI_Datarep_extent_function *extent;
+    void *extra;
+} datarep_t;
+static datarep_t *reps;
+static int nreps;
+
+int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                         MPI_Datarep_conversion_function *write_conversion_fn,
+                         MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    static const char fn[] = "MPI_Register_datarep";
+    datarep_t *t;
+
+    MPII_CHECK_INIT(fn);
+    if (!datarep || !*datarep || strlen(datarep) >= MPI_MAX_DATAREP_STRING || !dtype_file_extent_fn)
+        return FERR(MPI_FILE_NULL, (file_t *)NULL, MPI_ERR_ARG, fn, "invalid name or NULL extent function");
+    if (!strcmp(datarep, "native") || !strcmp(datarep, "internal") || !strcmp(datarep, "external32"))
+        return FERR(MPI_FILE_NULL, (file_t *)NULL, MPI_ERR_DUP_DATAREP, fn, "\"%s\" is predefined", datarep);
+    for (int i = 0; i < nreps; i++)
+        if (!strcmp(reps[i].name, datarep))
+            return FERR(MPI_FILE_NULL, (file_t *)NULL, MPI_ERR_DUP_DATAREP, fn,
+                        "\"%s\" is already registered", datarep);
+    t = realloc(reps, (size_t)(nreps + 1) * sizeof *t);
+    if (!t)
+        return FERR(MPI_FILE_NULL, (file_t *)NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    reps = t;
+    strcpy(reps[nreps].name, datarep);
+    reps[nreps].rd = read_conversion_fn;
+    reps[nreps].wr = write_conversion_fn;
+    reps[nreps].extent = dtype_file_extent_fn;
+    reps[nreps].extra = extra_state;
+    nreps++;
+    return MPI_SUCCESS;
+}
+
+/* A representation the view can use: "native", or a registered one that
+ * converts nothing and gives the two types their native extents. */
+static int datarep_usable(const char *datarep, MPI_Datatype etype, MPI_Datatype filetype)
+{
+    if (!strcmp(datarep, "native") || !strcmp(datarep, "NATIVE"))
+        return 1;
+    for (int i = 0; i < nreps; i++)
+        if (!strcmp(reps[i].name, datarep)) {
+            MPI_Aint e1 = -1, e2 = -1, lb, n1, n2;
+            if (reps[i].rd || reps[i].wr)
+                return 0;
+            MPI_Type_get_extent(etype, &lb, &n1);
+            MPI_Type_get_extent(filetype, &lb, &n2);
+            return reps[i].extent(etype, &e1, reps[i].extra) == MPI_SUCCESS && e1 == n1 &&
+                   reps[i].extent(filetype, &e2, reps[i].extra) == MPI_SUCCESS && e2 == n2;
+        }
+    return 0;
+}
+
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                       const char *datarep, MPI_Info info)
 {
@@ -449,12 +509,13 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     GET_FILE(fh, f, fn);
     if (!datarep)
         return FERR(fh, f, MPI_ERR_ARG, fn, "datarep is NULL");
-    if (strcmp(datarep, "native") && strcmp(datarep, "NATIVE"))
-        return FERR(fh, f, MPI_ERR_UNSUPPORTED_DATAREP, fn, "data representation \"%s\" (only \"native\")",
-                    datarep);
     if (mpii_datatype_check(etype) != MPI_SUCCESS || mpii_datatype_check(filetype) != MPI_SUCCESS)
         return FERR(fh, f, MPI_ERR_TYPE, fn, "invalid or uncommitted etype %d or filetype %d", etype,
                     filetype);
+    if (!datarep_usable(datarep, etype, filetype))
+        return FERR(fh, f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                    "data representation \"%s\" (\"native\", or a registered one without conversions)",
+                    datarep);
     e = mpii_datatype_get(etype);
     t = mpii_datatype_get(filetype);
     if (e->size == 0 || t->size % e->size != 0 || t->extent <= 0)
@@ -494,6 +555,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     f->etype = etype;
     f->ftype = filetype;
     f->esize = e->size;
+    snprintf(f->rep, sizeof f->rep, "%s", datarep);
     f->fp = 0;
     /* collective: the shared pointer goes back to 0 once everyone is here */
     MPI_Barrier(f->comm);
@@ -531,7 +593,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Da
     *disp = f->disp;
     *etype = view_type(f->etype);
     *filetype = view_type(f->ftype);
-    strcpy(datarep, "native");
+    strcpy(datarep, f->rep);
     return MPI_SUCCESS;
 }
 

@@ -1147,6 +1147,16 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 int MPI_File_call_errhandler(MPI_File fh, int errorcode);
+/* user data representations (13.5.3): registered; a view may use one whose
+ * conversions are both MPI_CONVERSION_FN_NULL and whose file extents are
+ * the native ones */
+typedef int(MPI_Datarep_conversion_function)(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                                             MPI_Offset position, void *extra_state);
+typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *file_extent, void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                         MPI_Datarep_conversion_function *write_conversion_fn,
+                         MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 /* ROMIO's names of MPI-2's requests (programs of the MPI-1.2 era use them) */
 typedef MPI_Request MPIO_Request;
 #define MPIO_REQUEST_NULL MPI_REQUEST_NULL

@@ -14,8 +14,9 @@
  *    get_info, atomicity, sync;
  *  - error classes under the files' default MPI_ERRORS_RETURN (no such
  *    file, bad amode, EXCL on an existing file, read on a write-only file,
- *    external32), a user handler set on MPI_FILE_NULL and on a file, and
- *    MPI_MODE_DELETE_ON_CLOSE.
+ *    external32, a registered representation that converts), MPI_Register_datarep
+ *    (a duplicate name, one without conversions usable in a view), a user handler set on MPI_FILE_NULL and on
+ * a file, and MPI_MODE_DELETE_ON_CLOSE.
  */
 #define TEST_NAME "io"
 #include <mpi.h>
@@ -194,6 +195,19 @@ static void interleaved_view(void)
     OK(MPI_Type_free(&contig));
 }
 
+static int native_extent(MPI_Datatype t, MPI_Aint *extent, void *extra)
+{
+    MPI_Aint lb;
+    (void)extra;
+    return MPI_Type_get_extent(t, &lb, extent);
+}
+
+static int conversion(void *userbuf, MPI_Datatype t, int count, void *filebuf, MPI_Offset pos, void *extra)
+{
+    (void)userbuf, (void)t, (void)count, (void)filebuf, (void)pos, (void)extra;
+    return MPI_SUCCESS;
+}
+
 static void pointers(void)
 {
     MPI_File fh;
@@ -256,6 +270,26 @@ static void pointers(void)
     CHECK(flag == 1, "atomicity %d", flag);
     ECLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL),
            MPI_ERR_UNSUPPORTED_DATAREP);
+    /* a registered representation without conversions, native extents */
+    OK(MPI_Register_datarep("io-test-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, native_extent,
+                            NULL));
+    ECLASS(MPI_Register_datarep("io-test-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, native_extent,
+                                NULL),
+           MPI_ERR_DUP_DATAREP);
+    ECLASS(
+        MPI_Register_datarep("native", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, native_extent, NULL),
+        MPI_ERR_DUP_DATAREP);
+    OK(MPI_Register_datarep("io-test-conv", conversion, conversion, native_extent, NULL));
+    ECLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-conv", MPI_INFO_NULL),
+           MPI_ERR_UNSUPPORTED_DATAREP);
+    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-rep", MPI_INFO_NULL));
+    {
+        MPI_Offset d;
+        MPI_Datatype e, t;
+        char rep[MPI_MAX_DATAREP_STRING];
+        OK(MPI_File_get_view(fh, &d, &e, &t, rep));
+        CHECK(!strcmp(rep, "io-test-rep"), "get_view's datarep \"%s\"", rep);
+    }
     OK(MPI_File_close(&fh));
     free(recs);
 }
