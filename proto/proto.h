@@ -27,6 +27,9 @@ typedef struct proto_comm {
     uint32_t ctx;
     int any_pending;         /* ANY_SOURCE receives posted and not matched */
     uint32_t blocked_gen;    /* scratch for the REQ eligibility scan */
+    int nreq_able;           /* posted receives of this communicator that could issue a REQ */
+    uint32_t seen_gen;       /* scratch for the scan: how many of them it visited */
+    int seen;
 } proto_comm_t;
 
 enum proto_req_kind { PROTO_REQ_SEND = 1, PROTO_REQ_RECV = 2 };
@@ -87,6 +90,7 @@ typedef struct proto_stats {
     unsigned long long rejected;                  /* malformed protocol messages */
     unsigned long long cancel_sent;
     unsigned long long rts_reads; /* RTS payloads this rank read from their senders */
+    unsigned long long req_scan_steps; /* posted receives the REQ scans visited (work, for tests) */
 } proto_stats_t;
 
 typedef struct proto_params {
