@@ -126,6 +126,7 @@ typedef struct win {
     unsigned long long *sent; /* data operations sent to each rank since the last fence */
     pend_t *pend;
     int npend, cap_pend;
+    int pend_at; /* where the next bounded poll_pend starts */
     int *granted, *acks, *posted;
     int *locked; /* lock type held on each rank (| LOCK_NOCHECK), or 0 */
     int lock_all;
@@ -289,31 +290,50 @@ static int add_pend(win_t *w, MPI_Request rq, int target, void *tmp, MPI_Request
 }
 
 /* Finish the origin requests that are done; returns how many. */
+/* Entry i of the pending operations, if its request is done: its
+ * temporary freed, its Rput / Rget request completed, the entry replaced
+ * by the last one. 1 when it was done. */
+static int pend_reap(win_t *w, int i)
+{
+    pend_t *p = &w->pend[i];
+    if (!req_done(&p->rq, MPI_STATUS_IGNORE))
+        return 0;
+    free(p->tmp);
+    if (p->greq != MPI_REQUEST_NULL)
+        MPI_Grequest_complete(p->greq);
+    w->pend[i] = w->pend[--w->npend];
+    return 1;
+}
+
+/* From every progress call: at most 32 entries from a rotating start, so
+ * that 100000 outstanding MPI_Gets (MPICH's rma/manyget) do not make each
+ * call walk them all; the waits below look further. */
 static int poll_pend(win_t *w)
 {
     int n = 0;
 
-    for (int i = 0; i < w->npend;) {
-        pend_t *p = &w->pend[i];
-        if (!req_done(&p->rq, MPI_STATUS_IGNORE)) {
-            i++;
-            continue;
-        }
-        free(p->tmp);
-        if (p->greq != MPI_REQUEST_NULL)
-            MPI_Grequest_complete(p->greq);
-        w->pend[i] = w->pend[--w->npend];
-        n++;
+    for (int k = 0; k < 32 && w->npend > 0; k++) {
+        if (w->pend_at >= w->npend)
+            w->pend_at = 0;
+        if (pend_reap(w, w->pend_at))
+            n++;
+        else
+            w->pend_at++;
     }
     return n;
 }
 
+/* No operation pending to target (< 0: any): reaps done entries until it
+ * meets one that is not, which answers no. */
 static int no_pend_to(win_t *w, int target)
 {
-    poll_pend(w);
-    for (int i = 0; i < w->npend; i++)
+    for (int i = 0; i < w->npend;) {
+        if (pend_reap(w, i))
+            continue;
         if (target < 0 || w->pend[i].target == target)
             return 0;
+        i++;
+    }
     return 1;
 }
 
