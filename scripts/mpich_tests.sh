@@ -6,8 +6,8 @@
 #
 # usage: scripts/mpich_tests.sh [DIR...]   (default: pt2pt coll comm group
 #        datatype attr init errhan topo info)
-#   Fortran directories (f77/pt2pt, f90/coll ...) are built with bin/mpifort
-#   and MPICH's util/mtest_f77.f or mtest_f90.f90; a test's sources are its
+#   Fortran directories (f77/pt2pt, f90/coll, f08/rma ...) are built with
+#   bin/mpifort and MPICH's util/mtest_f77.f, mtest_f90.f90 or mtest_f08.f90; a test's sources are its
 #   NAME_SOURCES line in the directory's Makefile.am, else NAME.f / NAME.f90
 #   (a C-only program, NAME.c, is built as the C tests are).
 # Environment: MPICH_TESTS_WORK (/tmp/mbmpi-mpich-tests), MPICH_TESTS_PROVIDER
@@ -119,8 +119,8 @@ ar rcs libdtp.a dtp_*.o
 # after F77_NAME_LOWER_USCORE (gfortran's convention).
 FC="$top/bin/mpifort -O1 -w"
 case " $DIRS " in
-*" f77/"* | *" f90/"*)
-    for f in mtest_f77.f mtest_f90.f90; do
+*" f77/"* | *" f90/"* | *" f08/"*)
+    for f in mtest_f77.f mtest_f90.f90 mtest_f08.f90; do
         $FC -c "$T/util/$f" -o "${f%.*}.o" || { echo "mpich_tests: util/$f does not build" >&2; exit 1; }
     done
     for f in "$T"/f77/*/*.h.in; do
@@ -137,7 +137,7 @@ esac
 sources() {
     local d=$1 name=$2 s
     case $d in
-    f77/* | f90/*) sed -n "s/^${name}_SOURCES *= *//p" "$T/$d/Makefile.am" 2>/dev/null | grep . && return ;;
+    f77/* | f90/* | f08/*) sed -n "s/^${name}_SOURCES *= *//p" "$T/$d/Makefile.am" 2>/dev/null | grep . && return ;;
     *)
         sed -n "s/^${name}_SOURCES *= *//p" "$T/$d/Makefile.am" 2>/dev/null | grep . && return
         [ -f "$T/$d/$name.c" ] && echo "$name.c"
@@ -164,7 +164,14 @@ build() {
     for s in "$@"; do
         case $s in
         *.h) ;;
-        *.c) csrcs="$csrcs $T/$d/$s" ;;
+        *.c)
+            # (f08/ext and f08/io copy some C helpers from f90/ or f77/ at make time)
+            if [ -f "$T/$d/$s" ]; then
+                csrcs="$csrcs $T/$d/$s"
+            else
+                csrcs="$csrcs $(ls "$T/f90/${d#*/}/$s" "$T/f77/${d#*/}/$s" 2>/dev/null | head -1)"
+            fi
+            ;;
         *) fsrcs="$fsrcs $T/$d/$s" ;;
         esac
     done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/suites/fortran.sh: the Fortran bindings' suite (part of `make test`).
 #   1. tests/fortran/check_mpif.sh: mpif.h values equal mpi.h's, form checks;
+#      mpi/fortran/mpi_f08.f90 is what scripts/gen_f08.py writes;
 #   2. bin/mpifort -show prints a gfortran line that links libmpi;
 #   3. every line of tests/fortran/manifest over shm, and the point-to-point
 #      and reduction lines at 2-3 ranks over tcp;ofi_rxm.
@@ -55,11 +56,11 @@ esac
 # with an mpif.h that is not Fortran
 mkdir -p "$log/p/bin" "$log/p/mpi/include" "$log/p/mpi/fortran"
 cp bin/mpifort "$log/p/bin/"
-cp mpi/fortran/mpi_mod.f90 "$log/p/mpi/fortran/"
+cp mpi/fortran/mpi_mod.f90 mpi/fortran/mpi_f08.f90 "$log/p/mpi/fortran/"
 echo '      THIS IS NOT FORTRAN' >"$log/p/mpi/include/mpif.h"
 err=$("$log/p/bin/mpifort" -show prog.f 2>&1 >/dev/null)
 case "$err" in
-*"mpi module does not build"*)
+*"mpi / mpi_f08 modules do not build"*)
     echo "ok - bin/mpifort reports an mpi module that does not build"
     passed=$((passed + 1))
     ;;
@@ -69,10 +70,22 @@ case "$err" in
     ;;
 esac
 
+# mpi/fortran/mpi_f08.f90 is generated: it must be what scripts/gen_f08.py
+# writes from the bindings, mpif.h and mpi.h of this tree
+if command -v python3 >/dev/null; then
+    if python3 scripts/gen_f08.py --check >"$log/g" 2>&1; then
+        echo "ok - mpi/fortran/mpi_f08.f90 is up to date with scripts/gen_f08.py"
+        passed=$((passed + 1))
+    else
+        echo "not ok - $(cat "$log/g")"
+        failed=$((failed + 1))
+    fi
+fi
+
 tests/mpi/run.sh --src tests/fortran --manifest tests/fortran/manifest --providers shm 2>&1 | tee "$log/shm"
 add_counts "$log/shm" "run.sh (shm)"
 tests/mpi/run.sh --src tests/fortran --manifest tests/fortran/manifest --providers tcp \
-    --filter '^(pingpong|reduce|status|alltoallv|p2pmore) np=[23]$' 2>&1 | tee "$log/tcp"
+    --filter '^(pingpong|reduce|status|alltoallv|p2pmore|usef08) np=[23]$' 2>&1 | tee "$log/tcp"
 add_counts "$log/tcp" "run.sh (tcp)"
 
 echo "$passed passed, $failed failed"
