@@ -231,7 +231,7 @@ def arg_decl(ctype, cname, name, proto):
     if ctype in ("constvoid*", "void*"):
         return ["!GCC$ ATTRIBUTES NO_ARG_CHECK :: " + name, "type(*), dimension(*) :: " + name]
     if ctype in ("constchar*", "char*"):
-        return ["character(len=*) :: " + name]
+        return ["character(len=*)" + dim + " :: " + name]
     if ctype.endswith("_fn*") or ctype.endswith("_function*") or ctype.endswith("Function*"):
         return ["external :: " + name]
     if ctype in ("MPI_Aint*", "constMPI_Aint*"):
@@ -355,7 +355,8 @@ def gen():
     w("")
     w("  ! the sentinels, the common blocks of mpif.h (mpi/fortran/f_env.c)")
     w("  integer :: MPI_BOTTOM, MPI_IN_PLACE")
-    w("  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)")
+    w("  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1), MPI_ERRCODES_IGNORE(1)")
+    w("  character(len=1) :: MPI_ARGV_NULL(1)")
     w("  type(MPI_Status) :: MPI_STATUS_IGNORE")
     w("  type(MPI_Status) :: MPI_STATUSES_IGNORE(1)")
     w("  common /MBMPI_FBOTTOM/ MPI_BOTTOM")
@@ -364,6 +365,8 @@ def gen():
     w("  common /MBMPI_FSTSIGN/ MPI_STATUSES_IGNORE")
     w("  common /MBMPI_FUNWEIGHTED/ MPI_UNWEIGHTED")
     w("  common /MBMPI_FWEMPTY/ MPI_WEIGHTS_EMPTY")
+    w("  common /MBMPI_FERRCODES/ MPI_ERRCODES_IGNORE")
+    w("  common /MBMPI_FARGVNULL/ MPI_ARGV_NULL")
     w("")
     w("  ! choice buffers are TYPE(*), DIMENSION(*): a non-contiguous section is")
     w("  ! passed as a contiguous copy (MPI 3.1 17.1.12), so not to nonblocking calls")
@@ -376,6 +379,7 @@ def gen():
     w("  external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN")
     w("  external :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, MPI_TYPE_DUP_FN")
     w("  external :: MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, MPI_WIN_DUP_FN")
+    w("  external :: MPI_CONVERSION_FN_NULL")
     w("")
     for ln in ABSTRACT.strip("\n").splitlines():
         w(ln)

@@ -34,6 +34,8 @@ extern MPI_Fint mbmpi_fbottom_[1];
 extern MPI_Fint mbmpi_finplace_[1];
 extern MPI_Fint mbmpi_fstign_[FSTATUS_SIZE];
 extern MPI_Fint mbmpi_fstsign_[FSTATUS_SIZE];
+extern MPI_Fint mbmpi_ferrcodes_[1]; /* f_dynamic.c */
+extern char mbmpi_fargvnull_[1];
 
 /* A Fortran choice buffer as the C library wants it: MPI_BOTTOM and
  * MPI_IN_PLACE become the C sentinels. */

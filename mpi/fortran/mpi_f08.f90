@@ -1020,6 +1020,85 @@ module mbmpi_f08_f77
       integer :: status
       integer :: ierror
     end subroutine mpi_topo_test
+    subroutine mpi_open_port(info, port_name, ierror)
+      import
+      type(MPI_Info) :: info
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine mpi_open_port
+    subroutine mpi_close_port(port_name, ierror)
+      import
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine mpi_close_port
+    subroutine mpi_comm_accept(port_name, info, root, comm, newcomm, ierror)
+      import
+      character(len=*) :: port_name
+      type(MPI_Info) :: info
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Comm) :: newcomm
+      integer :: ierror
+    end subroutine mpi_comm_accept
+    subroutine mpi_comm_connect(port_name, info, root, comm, newcomm, ierror)
+      import
+      character(len=*) :: port_name
+      type(MPI_Info) :: info
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Comm) :: newcomm
+      integer :: ierror
+    end subroutine mpi_comm_connect
+    subroutine mpi_comm_join(fd, intercomm, ierror)
+      import
+      integer :: fd
+      type(MPI_Comm) :: intercomm
+      integer :: ierror
+    end subroutine mpi_comm_join
+    subroutine mpi_publish_name(service_name, info, port_name, ierror)
+      import
+      character(len=*) :: service_name
+      type(MPI_Info) :: info
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine mpi_publish_name
+    subroutine mpi_unpublish_name(service_name, info, port_name, ierror)
+      import
+      character(len=*) :: service_name
+      type(MPI_Info) :: info
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine mpi_unpublish_name
+    subroutine mpi_lookup_name(service_name, info, port_name, ierror)
+      import
+      character(len=*) :: service_name
+      type(MPI_Info) :: info
+      character(len=*) :: port_name
+      integer :: ierror
+    end subroutine mpi_lookup_name
+    subroutine mpi_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+        array_of_errcodes, ierror)
+      import
+      character(len=*) :: command
+      character(len=*), dimension(*) :: argv
+      integer :: maxprocs
+      type(MPI_Info) :: info
+      integer :: root
+      type(MPI_Comm) :: comm
+      type(MPI_Comm) :: intercomm
+      integer, dimension(*) :: array_of_errcodes
+      integer :: ierror
+    end subroutine mpi_comm_spawn
+    subroutine mpi_register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+      import
+      character(len=*) :: datarep
+      external :: read_conversion_fn
+      external :: write_conversion_fn
+      external :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      integer :: ierror
+    end subroutine mpi_register_datarep
     subroutine mpi_init(ierror)
       import
       integer :: ierror
@@ -3145,7 +3224,7 @@ module mbmpi_f08_f77
     subroutine mpi_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
         ierror)
       import
-      character(len=*) :: datarep
+      character(len=*), dimension(*) :: datarep
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
       type(*), dimension(*) :: inbuf
       integer :: incount
@@ -3159,7 +3238,7 @@ module mbmpi_f08_f77
     subroutine mpi_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, &
         datatype, ierror)
       import
-      character(len=*) :: datarep
+      character(len=*), dimension(*) :: datarep
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
       type(*), dimension(*) :: inbuf
       integer(kind=MPI_ADDRESS_KIND) :: insize
@@ -3172,7 +3251,7 @@ module mbmpi_f08_f77
     end subroutine mpi_unpack_external
     subroutine mpi_pack_external_size(datarep, incount, datatype, size, ierror)
       import
-      character(len=*) :: datarep
+      character(len=*), dimension(*) :: datarep
       integer :: incount
       type(MPI_Datatype) :: datatype
       integer(kind=MPI_ADDRESS_KIND) :: size
@@ -3657,6 +3736,16 @@ module mpi_f08
       f77_cartdim_get => mpi_cartdim_get, &
       f77_cart_sub => mpi_cart_sub, &
       f77_topo_test => mpi_topo_test, &
+      f77_open_port => mpi_open_port, &
+      f77_close_port => mpi_close_port, &
+      f77_comm_accept => mpi_comm_accept, &
+      f77_comm_connect => mpi_comm_connect, &
+      f77_comm_join => mpi_comm_join, &
+      f77_publish_name => mpi_publish_name, &
+      f77_unpublish_name => mpi_unpublish_name, &
+      f77_lookup_name => mpi_lookup_name, &
+      f77_comm_spawn => mpi_comm_spawn, &
+      f77_register_datarep => mpi_register_datarep, &
       f77_init => mpi_init, &
       f77_init_thread => mpi_init_thread, &
       f77_query_thread => mpi_query_thread, &
@@ -3956,75 +4045,78 @@ module mpi_f08
   private :: f77_group_translate_ranks, f77_group_compare, f77_group_union, f77_group_intersection
   private :: f77_group_difference, f77_group_free, f77_dims_create, f77_cart_create
   private :: f77_cart_coords, f77_cart_rank, f77_cart_shift, f77_cart_get
-  private :: f77_cartdim_get, f77_cart_sub, f77_topo_test, f77_init
-  private :: f77_init_thread, f77_query_thread, f77_is_thread_main, f77_initialized
-  private :: f77_finalized, f77_finalize, f77_abort, f77_get_processor_name
-  private :: f77_get_version, f77_get_library_version, f77_comm_set_errhandler, f77_comm_get_errhandler
-  private :: f77_errhandler_set, f77_errhandler_get, f77_errhandler_free, f77_comm_create_errhandler
-  private :: f77_errhandler_create, f77_comm_call_errhandler, f77_add_error_class, f77_add_error_code
-  private :: f77_add_error_string, f77_error_string, f77_error_class, f77_alloc_mem
-  private :: f77_free_mem, f77_pcontrol, f77_info_create, f77_info_create_env
-  private :: f77_info_set, f77_info_delete, f77_info_get, f77_info_get_valuelen
-  private :: f77_info_get_string, f77_info_get_nkeys, f77_info_get_nthkey, f77_info_dup
-  private :: f77_info_free, f77_file_open, f77_file_close, f77_file_delete
-  private :: f77_file_set_view, f77_file_get_view, f77_file_set_size, f77_file_preallocate
-  private :: f77_file_get_size, f77_file_get_position, f77_file_get_position_shared, f77_file_get_group
-  private :: f77_file_get_amode, f77_file_get_info, f77_file_get_errhandler, f77_file_set_info
-  private :: f77_file_set_errhandler, f77_file_call_errhandler, f77_file_create_errhandler, f77_file_get_byte_offset
-  private :: f77_file_seek, f77_file_seek_shared, f77_file_get_type_extent, f77_file_set_atomicity
-  private :: f77_file_get_atomicity, f77_file_sync, f77_file_read_at, f77_file_read_at_all
-  private :: f77_file_write_at, f77_file_write_at_all, f77_file_read, f77_file_read_all
-  private :: f77_file_write, f77_file_write_all, f77_file_read_shared, f77_file_write_shared
-  private :: f77_file_read_ordered, f77_file_write_ordered, f77_file_iread_at, f77_file_iwrite_at
-  private :: f77_file_iread_at_all, f77_file_iwrite_at_all, f77_file_iread, f77_file_iwrite
-  private :: f77_file_iread_all, f77_file_iwrite_all, f77_file_iread_shared, f77_file_iwrite_shared
-  private :: f77_file_read_at_all_begin, f77_file_write_at_all_begin, f77_file_read_all_begin, f77_file_write_all_begin
-  private :: f77_file_read_ordered_begin, f77_file_write_ordered_begin, f77_file_read_at_all_end, f77_file_write_at_all_end
-  private :: f77_file_read_all_end, f77_file_write_all_end, f77_file_read_ordered_end, f77_file_write_ordered_end
-  private :: f77_send, f77_ssend, f77_rsend, f77_bsend
-  private :: f77_recv, f77_sendrecv, f77_isendrecv, f77_isendrecv_replace
-  private :: f77_sendrecv_replace, f77_isend, f77_issend, f77_irsend
-  private :: f77_ibsend, f77_send_init, f77_ssend_init, f77_rsend_init
-  private :: f77_bsend_init, f77_irecv, f77_recv_init, f77_start
-  private :: f77_startall, f77_wait, f77_test, f77_waitall
-  private :: f77_testall, f77_waitany, f77_testany, f77_waitsome
-  private :: f77_testsome, f77_request_free, f77_request_get_status, f77_cancel
-  private :: f77_test_cancelled, f77_probe, f77_iprobe, f77_get_count
-  private :: f77_get_elements, f77_get_elements_x, f77_buffer_attach, f77_buffer_detach
-  private :: f77_mprobe, f77_improbe, f77_mrecv, f77_imrecv
-  private :: f77_status_set_elements, f77_status_set_elements_x, f77_status_set_cancelled, f77_grequest_start
-  private :: f77_grequest_complete, f77_graph_create, f77_graphdims_get, f77_graph_get
-  private :: f77_graph_neighbors_count, f77_graph_neighbors, f77_graph_map, f77_cart_map
-  private :: f77_dist_graph_create_adjacent, f77_dist_graph_create, f77_dist_graph_neighbors_count, f77_dist_graph_neighbors
-  private :: f77_neighbor_allgather, f77_neighbor_allgatherv, f77_neighbor_alltoall, f77_neighbor_alltoallv
-  private :: f77_neighbor_alltoallw, f77_ineighbor_allgather, f77_ineighbor_allgatherv, f77_ineighbor_alltoall
-  private :: f77_ineighbor_alltoallv, f77_ineighbor_alltoallw, f77_neighbor_allgather_init, f77_neighbor_allgatherv_init
-  private :: f77_neighbor_alltoall_init, f77_neighbor_alltoallv_init, f77_neighbor_alltoallw_init, f77_barrier_init
-  private :: f77_bcast_init, f77_reduce_init, f77_allreduce_init, f77_scatter_init
-  private :: f77_scatterv_init, f77_gather_init, f77_gatherv_init, f77_allgather_init
-  private :: f77_allgatherv_init, f77_alltoall_init, f77_alltoallv_init, f77_alltoallw_init
-  private :: f77_reduce_scatter_init, f77_reduce_scatter_block_init, f77_scan_init, f77_exscan_init
-  private :: f77_type_contiguous, f77_type_vector, f77_type_create_hvector, f77_type_hvector
-  private :: f77_type_indexed, f77_type_create_hindexed, f77_type_hindexed, f77_type_create_indexed_block
-  private :: f77_type_create_hindexed_block, f77_type_create_struct, f77_type_struct, f77_type_create_subarray
-  private :: f77_type_create_darray, f77_type_create_resized, f77_type_dup, f77_type_commit
-  private :: f77_type_free, f77_type_size, f77_type_size_x, f77_type_get_extent
-  private :: f77_type_get_true_extent, f77_type_get_extent_x, f77_type_get_true_extent_x, f77_type_extent
-  private :: f77_type_lb, f77_type_ub, f77_get_address, f77_address
-  private :: f77_type_get_envelope, f77_type_get_contents, f77_type_match_size, f77_type_create_f90_integer
-  private :: f77_type_create_f90_real, f77_type_create_f90_complex, f77_type_set_name, f77_type_get_name
-  private :: f77_pack, f77_unpack, f77_pack_size, f77_pack_external
-  private :: f77_unpack_external, f77_pack_external_size, f77_win_create, f77_win_allocate
-  private :: f77_win_allocate_shared, f77_win_shared_query, f77_win_create_dynamic, f77_win_attach
-  private :: f77_win_detach, f77_win_free, f77_win_get_group, f77_win_set_info
-  private :: f77_win_get_info, f77_win_set_name, f77_win_get_name, f77_win_create_errhandler
-  private :: f77_win_set_errhandler, f77_win_get_errhandler, f77_win_call_errhandler, f77_put
-  private :: f77_get, f77_accumulate, f77_get_accumulate, f77_fetch_and_op
-  private :: f77_compare_and_swap, f77_rput, f77_rget, f77_raccumulate
-  private :: f77_rget_accumulate, f77_win_fence, f77_win_post, f77_win_start
-  private :: f77_win_complete, f77_win_wait, f77_win_test, f77_win_lock
-  private :: f77_win_unlock, f77_win_lock_all, f77_win_unlock_all, f77_win_flush
-  private :: f77_win_flush_all, f77_win_flush_local, f77_win_flush_local_all, f77_win_sync
+  private :: f77_cartdim_get, f77_cart_sub, f77_topo_test, f77_open_port
+  private :: f77_close_port, f77_comm_accept, f77_comm_connect, f77_comm_join
+  private :: f77_publish_name, f77_unpublish_name, f77_lookup_name, f77_comm_spawn
+  private :: f77_register_datarep, f77_init, f77_init_thread, f77_query_thread
+  private :: f77_is_thread_main, f77_initialized, f77_finalized, f77_finalize
+  private :: f77_abort, f77_get_processor_name, f77_get_version, f77_get_library_version
+  private :: f77_comm_set_errhandler, f77_comm_get_errhandler, f77_errhandler_set, f77_errhandler_get
+  private :: f77_errhandler_free, f77_comm_create_errhandler, f77_errhandler_create, f77_comm_call_errhandler
+  private :: f77_add_error_class, f77_add_error_code, f77_add_error_string, f77_error_string
+  private :: f77_error_class, f77_alloc_mem, f77_free_mem, f77_pcontrol
+  private :: f77_info_create, f77_info_create_env, f77_info_set, f77_info_delete
+  private :: f77_info_get, f77_info_get_valuelen, f77_info_get_string, f77_info_get_nkeys
+  private :: f77_info_get_nthkey, f77_info_dup, f77_info_free, f77_file_open
+  private :: f77_file_close, f77_file_delete, f77_file_set_view, f77_file_get_view
+  private :: f77_file_set_size, f77_file_preallocate, f77_file_get_size, f77_file_get_position
+  private :: f77_file_get_position_shared, f77_file_get_group, f77_file_get_amode, f77_file_get_info
+  private :: f77_file_get_errhandler, f77_file_set_info, f77_file_set_errhandler, f77_file_call_errhandler
+  private :: f77_file_create_errhandler, f77_file_get_byte_offset, f77_file_seek, f77_file_seek_shared
+  private :: f77_file_get_type_extent, f77_file_set_atomicity, f77_file_get_atomicity, f77_file_sync
+  private :: f77_file_read_at, f77_file_read_at_all, f77_file_write_at, f77_file_write_at_all
+  private :: f77_file_read, f77_file_read_all, f77_file_write, f77_file_write_all
+  private :: f77_file_read_shared, f77_file_write_shared, f77_file_read_ordered, f77_file_write_ordered
+  private :: f77_file_iread_at, f77_file_iwrite_at, f77_file_iread_at_all, f77_file_iwrite_at_all
+  private :: f77_file_iread, f77_file_iwrite, f77_file_iread_all, f77_file_iwrite_all
+  private :: f77_file_iread_shared, f77_file_iwrite_shared, f77_file_read_at_all_begin, f77_file_write_at_all_begin
+  private :: f77_file_read_all_begin, f77_file_write_all_begin, f77_file_read_ordered_begin, f77_file_write_ordered_begin
+  private :: f77_file_read_at_all_end, f77_file_write_at_all_end, f77_file_read_all_end, f77_file_write_all_end
+  private :: f77_file_read_ordered_end, f77_file_write_ordered_end, f77_send, f77_ssend
+  private :: f77_rsend, f77_bsend, f77_recv, f77_sendrecv
+  private :: f77_isendrecv, f77_isendrecv_replace, f77_sendrecv_replace, f77_isend
+  private :: f77_issend, f77_irsend, f77_ibsend, f77_send_init
+  private :: f77_ssend_init, f77_rsend_init, f77_bsend_init, f77_irecv
+  private :: f77_recv_init, f77_start, f77_startall, f77_wait
+  private :: f77_test, f77_waitall, f77_testall, f77_waitany
+  private :: f77_testany, f77_waitsome, f77_testsome, f77_request_free
+  private :: f77_request_get_status, f77_cancel, f77_test_cancelled, f77_probe
+  private :: f77_iprobe, f77_get_count, f77_get_elements, f77_get_elements_x
+  private :: f77_buffer_attach, f77_buffer_detach, f77_mprobe, f77_improbe
+  private :: f77_mrecv, f77_imrecv, f77_status_set_elements, f77_status_set_elements_x
+  private :: f77_status_set_cancelled, f77_grequest_start, f77_grequest_complete, f77_graph_create
+  private :: f77_graphdims_get, f77_graph_get, f77_graph_neighbors_count, f77_graph_neighbors
+  private :: f77_graph_map, f77_cart_map, f77_dist_graph_create_adjacent, f77_dist_graph_create
+  private :: f77_dist_graph_neighbors_count, f77_dist_graph_neighbors, f77_neighbor_allgather, f77_neighbor_allgatherv
+  private :: f77_neighbor_alltoall, f77_neighbor_alltoallv, f77_neighbor_alltoallw, f77_ineighbor_allgather
+  private :: f77_ineighbor_allgatherv, f77_ineighbor_alltoall, f77_ineighbor_alltoallv, f77_ineighbor_alltoallw
+  private :: f77_neighbor_allgather_init, f77_neighbor_allgatherv_init, f77_neighbor_alltoall_init, f77_neighbor_alltoallv_init
+  private :: f77_neighbor_alltoallw_init, f77_barrier_init, f77_bcast_init, f77_reduce_init
+  private :: f77_allreduce_init, f77_scatter_init, f77_scatterv_init, f77_gather_init
+  private :: f77_gatherv_init, f77_allgather_init, f77_allgatherv_init, f77_alltoall_init
+  private :: f77_alltoallv_init, f77_alltoallw_init, f77_reduce_scatter_init, f77_reduce_scatter_block_init
+  private :: f77_scan_init, f77_exscan_init, f77_type_contiguous, f77_type_vector
+  private :: f77_type_create_hvector, f77_type_hvector, f77_type_indexed, f77_type_create_hindexed
+  private :: f77_type_hindexed, f77_type_create_indexed_block, f77_type_create_hindexed_block, f77_type_create_struct
+  private :: f77_type_struct, f77_type_create_subarray, f77_type_create_darray, f77_type_create_resized
+  private :: f77_type_dup, f77_type_commit, f77_type_free, f77_type_size
+  private :: f77_type_size_x, f77_type_get_extent, f77_type_get_true_extent, f77_type_get_extent_x
+  private :: f77_type_get_true_extent_x, f77_type_extent, f77_type_lb, f77_type_ub
+  private :: f77_get_address, f77_address, f77_type_get_envelope, f77_type_get_contents
+  private :: f77_type_match_size, f77_type_create_f90_integer, f77_type_create_f90_real, f77_type_create_f90_complex
+  private :: f77_type_set_name, f77_type_get_name, f77_pack, f77_unpack
+  private :: f77_pack_size, f77_pack_external, f77_unpack_external, f77_pack_external_size
+  private :: f77_win_create, f77_win_allocate, f77_win_allocate_shared, f77_win_shared_query
+  private :: f77_win_create_dynamic, f77_win_attach, f77_win_detach, f77_win_free
+  private :: f77_win_get_group, f77_win_set_info, f77_win_get_info, f77_win_set_name
+  private :: f77_win_get_name, f77_win_create_errhandler, f77_win_set_errhandler, f77_win_get_errhandler
+  private :: f77_win_call_errhandler, f77_put, f77_get, f77_accumulate
+  private :: f77_get_accumulate, f77_fetch_and_op, f77_compare_and_swap, f77_rput
+  private :: f77_rget, f77_raccumulate, f77_rget_accumulate, f77_win_fence
+  private :: f77_win_post, f77_win_start, f77_win_complete, f77_win_wait
+  private :: f77_win_test, f77_win_lock, f77_win_unlock, f77_win_lock_all
+  private :: f77_win_unlock_all, f77_win_flush, f77_win_flush_all, f77_win_flush_local
+  private :: f77_win_flush_local_all, f77_win_sync
 
   ! constants of mpif.h; handles typed
   integer, parameter :: MPI_VERSION = 3
@@ -4295,7 +4387,8 @@ module mpi_f08
 
   ! the sentinels, the common blocks of mpif.h (mpi/fortran/f_env.c)
   integer :: MPI_BOTTOM, MPI_IN_PLACE
-  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
+  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1), MPI_ERRCODES_IGNORE(1)
+  character(len=1) :: MPI_ARGV_NULL(1)
   type(MPI_Status) :: MPI_STATUS_IGNORE
   type(MPI_Status) :: MPI_STATUSES_IGNORE(1)
   common /MBMPI_FBOTTOM/ MPI_BOTTOM
@@ -4304,6 +4397,8 @@ module mpi_f08
   common /MBMPI_FSTSIGN/ MPI_STATUSES_IGNORE
   common /MBMPI_FUNWEIGHTED/ MPI_UNWEIGHTED
   common /MBMPI_FWEMPTY/ MPI_WEIGHTS_EMPTY
+  common /MBMPI_FERRCODES/ MPI_ERRCODES_IGNORE
+  common /MBMPI_FARGVNULL/ MPI_ARGV_NULL
 
   ! choice buffers are TYPE(*), DIMENSION(*): a non-contiguous section is
   ! passed as a contiguous copy (MPI 3.1 17.1.12), so not to nonblocking calls
@@ -4316,6 +4411,7 @@ module mpi_f08
   external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN
   external :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, MPI_TYPE_DUP_FN
   external :: MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, MPI_WIN_DUP_FN
+  external :: MPI_CONVERSION_FN_NULL
 
   abstract interface
     subroutine MPI_User_function(invec, inoutvec, len, datatype)
@@ -4820,6 +4916,36 @@ module mpi_f08
   interface MPI_Topo_test
     module procedure MPI_Topo_test_f08
   end interface MPI_Topo_test
+  interface MPI_Open_port
+    module procedure MPI_Open_port_f08
+  end interface MPI_Open_port
+  interface MPI_Close_port
+    module procedure MPI_Close_port_f08
+  end interface MPI_Close_port
+  interface MPI_Comm_accept
+    module procedure MPI_Comm_accept_f08
+  end interface MPI_Comm_accept
+  interface MPI_Comm_connect
+    module procedure MPI_Comm_connect_f08
+  end interface MPI_Comm_connect
+  interface MPI_Comm_join
+    module procedure MPI_Comm_join_f08
+  end interface MPI_Comm_join
+  interface MPI_Publish_name
+    module procedure MPI_Publish_name_f08
+  end interface MPI_Publish_name
+  interface MPI_Unpublish_name
+    module procedure MPI_Unpublish_name_f08
+  end interface MPI_Unpublish_name
+  interface MPI_Lookup_name
+    module procedure MPI_Lookup_name_f08
+  end interface MPI_Lookup_name
+  interface MPI_Comm_spawn
+    module procedure MPI_Comm_spawn_f08
+  end interface MPI_Comm_spawn
+  interface MPI_Register_datarep
+    module procedure MPI_Register_datarep_f08
+  end interface MPI_Register_datarep
   interface MPI_Init
     module procedure MPI_Init_f08
   end interface MPI_Init
@@ -6903,6 +7029,107 @@ contains
     call f77_topo_test(comm, status, mbmpi_ierr)
     if (present(ierror)) ierror = mbmpi_ierr
   end subroutine MPI_Topo_test_f08
+  subroutine MPI_Open_port_f08(info, port_name, ierror)
+    type(MPI_Info) :: info
+    character(len=*) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_open_port(info, port_name, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Open_port_f08
+  subroutine MPI_Close_port_f08(port_name, ierror)
+    character(len=*) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_close_port(port_name, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Close_port_f08
+  subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
+    character(len=*) :: port_name
+    type(MPI_Info) :: info
+    integer :: root
+    type(MPI_Comm) :: comm
+    type(MPI_Comm) :: newcomm
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_comm_accept(port_name, info, root, comm, newcomm, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Comm_accept_f08
+  subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
+    character(len=*) :: port_name
+    type(MPI_Info) :: info
+    integer :: root
+    type(MPI_Comm) :: comm
+    type(MPI_Comm) :: newcomm
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_comm_connect(port_name, info, root, comm, newcomm, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Comm_connect_f08
+  subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
+    integer :: fd
+    type(MPI_Comm) :: intercomm
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_comm_join(fd, intercomm, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Comm_join_f08
+  subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
+    character(len=*) :: service_name
+    type(MPI_Info) :: info
+    character(len=*) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_publish_name(service_name, info, port_name, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Publish_name_f08
+  subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
+    character(len=*) :: service_name
+    type(MPI_Info) :: info
+    character(len=*) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_unpublish_name(service_name, info, port_name, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Unpublish_name_f08
+  subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
+    character(len=*) :: service_name
+    type(MPI_Info) :: info
+    character(len=*) :: port_name
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_lookup_name(service_name, info, port_name, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Lookup_name_f08
+  subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+    character(len=*) :: command
+    character(len=*), dimension(*) :: argv
+    integer :: maxprocs
+    type(MPI_Info) :: info
+    integer :: root
+    type(MPI_Comm) :: comm
+    type(MPI_Comm) :: intercomm
+    integer, dimension(*) :: array_of_errcodes
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+        array_of_errcodes, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Comm_spawn_f08
+  subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
+    character(len=*) :: datarep
+    external :: read_conversion_fn
+    external :: write_conversion_fn
+    external :: dtype_file_extent_fn
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Register_datarep_f08
   subroutine MPI_Init_f08(ierror)
     integer, optional, intent(out) :: ierror
     integer :: mbmpi_ierr
@@ -9530,7 +9757,7 @@ contains
   end subroutine MPI_Pack_size_f08
   subroutine MPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
       position, ierror)
-    character(len=*) :: datarep
+    character(len=*), dimension(*) :: datarep
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     type(*), dimension(*) :: inbuf
     integer :: incount
@@ -9546,7 +9773,7 @@ contains
   end subroutine MPI_Pack_external_f08
   subroutine MPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
-    character(len=*) :: datarep
+    character(len=*), dimension(*) :: datarep
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     type(*), dimension(*) :: inbuf
     integer(kind=MPI_ADDRESS_KIND) :: insize
@@ -9562,7 +9789,7 @@ contains
     if (present(ierror)) ierror = mbmpi_ierr
   end subroutine MPI_Unpack_external_f08
   subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
-    character(len=*) :: datarep
+    character(len=*), dimension(*) :: datarep
     integer :: incount
     type(MPI_Datatype) :: datatype
     integer(kind=MPI_ADDRESS_KIND) :: size

@@ -85,7 +85,7 @@ fi
 tests/mpi/run.sh --src tests/fortran --manifest tests/fortran/manifest --providers shm 2>&1 | tee "$log/shm"
 add_counts "$log/shm" "run.sh (shm)"
 tests/mpi/run.sh --src tests/fortran --manifest tests/fortran/manifest --providers tcp \
-    --filter '^(pingpong|reduce|status|alltoallv|p2pmore|usef08) np=[23]$' 2>&1 | tee "$log/tcp"
+    --filter '^(pingpong|reduce|status|alltoallv|p2pmore|usef08|ports) np=[23]$' 2>&1 | tee "$log/tcp"
 add_counts "$log/tcp" "run.sh (tcp)"
 
 echo "$passed passed, $failed failed"
