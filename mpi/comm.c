@@ -1,7 +1,9 @@
 /*
  * mpi/comm.c: communicators. A communicator is a table entry holding its
  * ranks (as MPI_COMM_WORLD ranks) and a context id: ctx for point-to-point,
- * ctx + 1 for collectives, so the two never match each other. New context
+ * ctx + 1 for collectives, so the two never match each other (contexts with
+ * the top bit set are partitioned communication's, mpi/p2p.c: ids stay
+ * below 2^31). New context
  * ids are agreed in rounds (mpii_ctx_agree): every member proposes its lowest id
  * that is free (not below its next_ctx, not claimed by an agreement still
  * running here), they take the maximum, and each member claims it if it is
@@ -17,7 +19,7 @@
 #include <string.h>
 
 typedef struct comm_proto {
-    proto_comm_t pc[2];      /* [0] point-to-point, [1] collectives */
+    proto_comm_t pc[3]; /* [0] point-to-point, [1] collectives, [2] partitioned */
 } comm_proto_t;
 
 static mpii_comm_t **comms;
@@ -32,7 +34,7 @@ mpii_comm_t *mpii_comm_get(MPI_Comm comm)
 
 proto_comm_t *mpii_comm_proto(mpii_comm_t *c, int coll)
 {
-    return &((comm_proto_t *)c->proto)->pc[coll ? 1 : 0];
+    return &((comm_proto_t *)c->proto)->pc[coll == MPII_CTX_PART ? 2 : coll ? 1 : 0];
 }
 
 uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll)
@@ -97,6 +99,7 @@ static int comm_create(int n, const int *world_ranks, int rank, uint32_t ctx, MP
     c->errhandler = eh;
     proto_comm_init(&cp->pc[0], ctx);
     proto_comm_init(&cp->pc[1], ctx + 1);
+    proto_comm_init(&cp->pc[2], ctx | MPII_CTX_PART_BIT); /* (its pairs' contexts vary) */
     c->proto = cp;
     comms[h] = c;
     *c_p = c;
@@ -222,7 +225,7 @@ int mpii_ctx_agree(mpii_ctx_reduce_t reduce, void *arg, uint32_t salt, uint32_t 
         int rc = reduce(arg, &all, 1);
         if (rc != MPI_SUCCESS)
             return rc;
-        if (all > 0xfffffff0u)
+        if (all >= MPII_CTX_PART_BIT - 2) /* (the top bit marks partitioned contexts) */
             return MPI_ERR_INTERN;
         ok = all >= mpii_g.next_ctx && !ctx_claimed(all) && nctx_claims < CTX_CLAIMS;
         if (ok)

@@ -78,6 +78,10 @@ typedef struct mpii_request {
     MPI_Datatype p_dt;
     int p_rank;
     int p_tag;
+    int p_parts;             /* partitioned (MPI_Psend_init / MPI_Precv_init): partitions, else 0 */
+    int p_nready;            /* partitioned send: partitions marked ready since MPI_Start */
+    unsigned char *p_ready;  /* ... which ones */
+    uint32_t p_ctx;          /* partitioned: the context of its messages (mpi/p2p.c) */
     int nbc_rc;              /* MPII_REQ_NBC: the collective's result (mpi/coll/nbc.c) */
     int nbc_has_st;          /* ... and nbc_st its status (MPI_Isendrecv), else an empty one */
     MPI_Status nbc_st;
@@ -103,6 +107,11 @@ int mpii_comm_world_init(void);
 int mpii_shm_tune(void);
 void mpii_comm_finalize(void);
 proto_comm_t *mpii_comm_proto(mpii_comm_t *c, int coll);
+/* coll: 0 point-to-point, 1 (or any other nonzero) collectives,
+ * MPII_CTX_PART partitioned communication, whose contexts have the top
+ * bit set (mpi/p2p.c; mpii_comm_proto only) */
+#define MPII_CTX_PART 2
+#define MPII_CTX_PART_BIT 0x80000000u
 uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll);
 
 void mpii_requests_finalize(void);

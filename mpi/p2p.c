@@ -10,6 +10,7 @@
 #include "mpi/mpi3.h"
 #include "util/status.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -112,6 +113,11 @@ static void req_release(mpii_request_t *r)
     if (r->pcoll) {
         mpii_nbc_pfree(r->pcoll);
         r->pcoll = NULL;
+    }
+    if (r->p_parts) {
+        free(r->p_ready);
+        r->p_ready = NULL;
+        r->p_parts = 0;
     }
     if (r->ref_comm) {
         mpii_comm_t *c = r->ref_comm;
@@ -334,11 +340,11 @@ static int send_start(mpii_request_t *r, const void *buf, int count, mpii_dataty
         mpii_datatype_pack(buf, (size_t)count, dt, r->tmp);
         p = r->tmp;
     }
-    if (coll)
+    if (coll == 1)
         tag += mpii_coll_tag_off; /* a nonblocking collective's own tags */
     r->pr.tl_hint = hint;
-    rc = proto_isend(mpii_g.p, &r->pr, p, len, c->peer_ranks[dest], c->rank, mpii_comm_ctx(c, coll), tag,
-                     sync);
+    rc = proto_isend(mpii_g.p, &r->pr, p, len, c->peer_ranks[dest], c->rank,
+                     coll == MPII_CTX_PART ? r->p_ctx : mpii_comm_ctx(c, coll), tag, sync);
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
@@ -425,12 +431,12 @@ static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype
         rc = proto_imrecv(mpii_g.p, &r->pr, p, len, msg);
         return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
     }
-    if (coll && tag != MPI_ANY_TAG)
+    if (coll == 1 && tag != MPI_ANY_TAG)
         tag += mpii_coll_tag_off;
-    rc = (no_req ? proto_irecv_noreq
-                 : proto_irecv)(mpii_g.p, &r->pr, p, len, src == MPI_ANY_SOURCE ? -1 : c->peer_ranks[src],
-                                src == MPI_ANY_SOURCE ? PROTO_ANY : src, mpii_comm_ctx(c, coll),
-                                tag == MPI_ANY_TAG ? PROTO_ANY : tag, mpii_comm_proto(c, coll));
+    rc = (no_req ? proto_irecv_noreq : proto_irecv)(
+        mpii_g.p, &r->pr, p, len, src == MPI_ANY_SOURCE ? -1 : c->peer_ranks[src],
+        src == MPI_ANY_SOURCE ? PROTO_ANY : src, coll == MPII_CTX_PART ? r->p_ctx : mpii_comm_ctx(c, coll),
+        tag == MPI_ANY_TAG ? PROTO_ANY : tag, mpii_comm_proto(c, coll));
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
@@ -1133,6 +1139,8 @@ int MPI_Cancel(MPI_Request *request)
         return mpii_err(r->comm, MPI_ERR_REQUEST, "MPI_Cancel", "a nonblocking collective cannot be cancelled");
     /* A send is cancelled while its receiver has not matched it (proto.c),
      * even when it is already complete here (eager). */
+    if (r->p_parts && !r->p_recv && r->p_nready < r->p_parts)
+        return MPI_SUCCESS; /* a partitioned send not yet sent: it completes when it is */
     if ((r->kind == MPII_REQ_RECV ? !r->pr.done : r->kind == MPII_REQ_SEND) && (!r->persistent || r->active))
         proto_cancel(mpii_g.p, &r->pr);
     return MPI_SUCCESS;
@@ -1186,6 +1194,7 @@ static int init_common(const char *fn, const void *buf, int count, MPI_Datatype 
     }
     r->p_rank = rank;
     r->p_tag = tag;
+    r->p_parts = 0;
     *request = r->handle;
     return MPI_SUCCESS;
 }
@@ -1240,7 +1249,16 @@ int MPI_Start(MPI_Request *request)
         return mpii_nbc_pstart(r); /* a persistent collective (mpi/coll/nbc.c) */
     dt = r->p_dtcopy ? r->p_dtcopy : mpii_datatype_get(r->p_dt);
     r->tmp = NULL;
-    if (r->p_recv) {
+    if (r->p_parts && !r->p_recv) {
+        /* a partitioned send goes once MPI_Pready has marked every partition */
+        memset(r->p_ready, 0, (size_t)r->p_parts);
+        r->p_nready = 0;
+        r->kind = MPII_REQ_SEND;
+        r->pr.done = 0;
+        rc = MPI_SUCCESS;
+    } else if (r->p_parts) {
+        rc = recv_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, MPII_CTX_PART);
+    } else if (r->p_recv) {
         rc = recv_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0);
     } else if (r->p_sync == P_BUFFERED) {
         rc = r->p_rank == MPI_PROC_NULL ? MPI_SUCCESS
@@ -1268,6 +1286,217 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
         if (rc != MPI_SUCCESS)
             return rc;
     }
+    return MPI_SUCCESS;
+}
+
+/* -------------------------------------------------------- partitioned */
+/*
+ * Partitioned communication (MPI 4.0 4.1). A partitioned request is a
+ * persistent one for the whole buffer (partitions x count elements). The
+ * send leaves when MPI_Pready has marked its last partition, as one message
+ * (the standard lets the transfer wait for that); MPI_Parrived says whether
+ * the whole message has arrived, so a partition is reported when all are.
+ *
+ * Matching (MPI 4.0 4.2.2): the k-th MPI_Psend_init to (comm, dest, tag)
+ * matches the k-th MPI_Precv_init from (comm, source, tag), whatever the
+ * order of the MPI_Start and MPI_Pready calls. So each side counts its
+ * initializations per (communicator, peer, tag), and the pair's messages
+ * carry a context of their own: the top bit (no other context has it; ids
+ * stay below 2^31), the communicator's id (ctx / 2, below 2^19) and k modulo
+ * 4096 (at most 4096 pairs of one peer and tag alive at once). They match
+ * nothing but their partner, never an ordinary receive.
+ */
+#define PART_K_BITS 12
+#define PART_ID_LIMIT (1u << (31 - PART_K_BITS))
+
+typedef struct part_seq {
+    uint32_t ctx; /* the communicator's */
+    int recv, peer, tag;
+    uint32_t next;
+} part_seq_t;
+
+/* the counters, one per (communicator, side, peer, tag) used (a
+ * communicator's stay after it is freed: ids are not reused) */
+static part_seq_t *part_seqs;
+static size_t npart_seqs, part_seqs_cap;
+
+static int part_next(mpii_comm_t *c, int recv, int peer, int tag, uint32_t *k)
+{
+    size_t i;
+
+    for (i = 0; i < npart_seqs; i++) {
+        part_seq_t *q = &part_seqs[i];
+        if (q->ctx == c->ctx && q->recv == recv && q->peer == peer && q->tag == tag) {
+            *k = q->next++;
+            return MPI_SUCCESS;
+        }
+    }
+    if (npart_seqs == part_seqs_cap) {
+        size_t nc = part_seqs_cap ? 2 * part_seqs_cap : 16;
+        part_seq_t *t = realloc(part_seqs, nc * sizeof(*t));
+        if (!t)
+            return MPI_ERR_NO_MEM;
+        part_seqs = t;
+        part_seqs_cap = nc;
+    }
+    part_seqs[npart_seqs++] = (part_seq_t){c->ctx, recv, peer, tag, 1};
+    *k = 0;
+    return MPI_SUCCESS;
+}
+
+static int part_init(const char *fn, const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                     int rank, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request, int recv)
+{
+    mpii_request_t *r;
+    uint32_t k;
+    int rc;
+
+    MPII_CHECK_INIT(fn);
+    if (partitions < 1)
+        return mpii_err(mpii_comm_get(comm), MPI_ERR_ARG, fn, "partitions %d is below 1", partitions);
+    if (count < 0 || count > INT_MAX / partitions)
+        return mpii_err(mpii_comm_get(comm), MPI_ERR_COUNT, fn, "%d partitions of %lld elements", partitions,
+                        (long long)count);
+    if (info != MPI_INFO_NULL && !mpii_info_valid(info))
+        return mpii_err(mpii_comm_get(comm), MPI_ERR_INFO, fn, "invalid info");
+    if (recv && (rank == MPI_ANY_SOURCE || tag == MPI_ANY_TAG))
+        return mpii_err(mpii_comm_get(comm), rank == MPI_ANY_SOURCE ? MPI_ERR_RANK : MPI_ERR_TAG, fn,
+                        "a partitioned receive takes no wildcard");
+    rc = init_common(fn, buf, partitions * (int)count, datatype, rank, tag, comm, request, recv, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    r = mpii_request_get(*request);
+    if ((r->comm->ctx >> 1) >= PART_ID_LIMIT || part_next(r->comm, recv, rank, tag, &k) != MPI_SUCCESS) {
+        mpii_comm_t *c = r->comm;
+        req_release(r);
+        *request = MPI_REQUEST_NULL;
+        return mpii_err(c, (c->ctx >> 1) >= PART_ID_LIMIT ? MPI_ERR_INTERN : MPI_ERR_NO_MEM, fn, "%s",
+                        (c->ctx >> 1) >= PART_ID_LIMIT ? "the communicator's context id is too high for "
+                                                         "partitioned communication"
+                                                       : "out of memory");
+    }
+    r->p_ctx = MPII_CTX_PART_BIT | (r->comm->ctx >> 1) << PART_K_BITS | (k & ((1u << PART_K_BITS) - 1));
+    r->p_ready = recv ? NULL : malloc((size_t)partitions);
+    if (!recv && !r->p_ready) {
+        mpii_comm_t *c = r->comm;
+        req_release(r);
+        *request = MPI_REQUEST_NULL;
+        return mpii_err(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    r->p_parts = partitions;
+    return MPI_SUCCESS;
+}
+
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return part_init("MPI_Psend_init", buf, partitions, count, datatype, dest, tag, comm, info, request, 0);
+}
+
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return part_init("MPI_Precv_init", buf, partitions, count, datatype, source, tag, comm, info, request, 1);
+}
+
+/* The active partitioned request behind h, with recv telling which side. */
+static int part_get(const char *fn, MPI_Request h, int recv, mpii_request_t **r_p)
+{
+    mpii_request_t *r = mpii_request_get(h);
+
+    if (!r || !r->persistent || !r->p_parts || !r->p_recv != !recv)
+        return mpii_err(NULL, MPI_ERR_REQUEST, fn, "not a partitioned %s request", recv ? "receive" : "send");
+    *r_p = r;
+    return MPI_SUCCESS;
+}
+
+/* Mark partition i of send r ready; the last one sends the message. */
+static int part_ready(const char *fn, mpii_request_t *r, int i)
+{
+    mpii_datatype_t *dt;
+    int rc;
+
+    if (!r->active)
+        return mpii_err(r->comm, MPI_ERR_REQUEST, fn, "the request is not started");
+    if (i < 0 || i >= r->p_parts)
+        return mpii_err(r->comm, MPI_ERR_ARG, fn, "partition %d is not in [0, %d)", i, r->p_parts);
+    if (r->p_ready[i])
+        return mpii_err(r->comm, MPI_ERR_ARG, fn, "partition %d is already ready", i);
+    r->p_ready[i] = 1;
+    if (++r->p_nready < r->p_parts)
+        return MPI_SUCCESS;
+    dt = r->p_dtcopy ? r->p_dtcopy : mpii_datatype_get(r->p_dt);
+    rc =
+        send_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, MPII_CTX_PART, 0, TL_HINT_NONE);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(r->comm, rc, fn, "could not send the message");
+    return MPI_SUCCESS;
+}
+
+int MPI_Pready(int partition, MPI_Request request)
+{
+    mpii_request_t *r;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Pready");
+    rc = part_get("MPI_Pready", request, 0, &r);
+    return rc != MPI_SUCCESS ? rc : part_ready("MPI_Pready", r, partition);
+}
+
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+{
+    mpii_request_t *r;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Pready_range");
+    rc = part_get("MPI_Pready_range", request, 0, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (partition_low > partition_high || partition_low < 0 || partition_high >= r->p_parts)
+        return mpii_err(r->comm, MPI_ERR_ARG, "MPI_Pready_range", "range [%d, %d] is not in [0, %d)",
+                        partition_low, partition_high, r->p_parts);
+    for (int i = partition_low; i <= partition_high && rc == MPI_SUCCESS; i++)
+        rc = part_ready("MPI_Pready_range", r, i);
+    return rc;
+}
+
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
+{
+    mpii_request_t *r;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Pready_list");
+    rc = part_get("MPI_Pready_list", request, 0, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (length < 0 || (length > 0 && !array_of_partitions))
+        return mpii_err(r->comm, MPI_ERR_ARG, "MPI_Pready_list", "invalid list");
+    for (int i = 0; i < length && rc == MPI_SUCCESS; i++)
+        rc = part_ready("MPI_Pready_list", r, array_of_partitions[i]);
+    return rc;
+}
+
+int MPI_Parrived(MPI_Request request, int partition, int *flag)
+{
+    mpii_request_t *r;
+    int rc;
+
+    MPII_CHECK_INIT("MPI_Parrived");
+    if (!flag)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Parrived", "flag is NULL");
+    rc = part_get("MPI_Parrived", request, 1, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (partition < 0 || partition >= r->p_parts)
+        return mpii_err(r->comm, MPI_ERR_ARG, "MPI_Parrived", "partition %d is not in [0, %d)", partition,
+                        r->p_parts);
+    if (!r->active) { /* completed (or never started): nothing is pending */
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    if (!r->pr.done)
+        mpii_progress();
+    *flag = r->pr.done;
     return MPI_SUCCESS;
 }
 

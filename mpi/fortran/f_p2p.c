@@ -162,6 +162,47 @@ void mpi_startall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr)
     *ierr = MPI_Startall(*count, requests);
 }
 
+/* ---- partitioned (MPI 4.0; partitions are numbered from 0 in Fortran too) ---- */
+
+void mpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype,
+                     MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                     MPI_Fint *ierr)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    *ierr = MPI_Psend_init(mf_buf(buf), *partitions, *count, *datatype, *dest, *tag, *comm, *info, &r);
+    *request = r;
+}
+
+void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source,
+                     MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    *ierr = MPI_Precv_init(mf_buf(buf), *partitions, *count, *datatype, *source, *tag, *comm, *info, &r);
+    *request = r;
+}
+
+void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Pready(*partition, *request);
+}
+
+void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Pready_range(*partition_low, *partition_high, *request);
+}
+
+void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = MPI_Pready_list(*length, array_of_partitions, *request);
+}
+
+void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    int f = 0;
+    *ierr = MPI_Parrived(*request, *partition, &f);
+    *flag = mf_logical(f);
+}
+
 /* ---- completion ---- */
 
 void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)

@@ -2074,6 +2074,63 @@ module mbmpi_f08_f77
       type(MPI_Request), dimension(*) :: array_of_requests
       integer :: ierror
     end subroutine mpi_startall
+    subroutine mpi_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+        ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer :: partitions
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: dest
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine mpi_psend_init
+    subroutine mpi_precv_init(buf, partitions, count, datatype, source, tag, comm, info, &
+        request, ierror)
+      import
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+      integer :: partitions
+      integer(kind=MPI_COUNT_KIND) :: count
+      type(MPI_Datatype) :: datatype
+      integer :: source
+      integer :: tag
+      type(MPI_Comm) :: comm
+      type(MPI_Info) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine mpi_precv_init
+    subroutine mpi_pready(partition, request, ierror)
+      import
+      integer :: partition
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine mpi_pready
+    subroutine mpi_pready_range(partition_low, partition_high, request, ierror)
+      import
+      integer :: partition_low
+      integer :: partition_high
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine mpi_pready_range
+    subroutine mpi_pready_list(length, array_of_partitions, request, ierror)
+      import
+      integer :: length
+      integer, dimension(*) :: array_of_partitions
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine mpi_pready_list
+    subroutine mpi_parrived(request, partition, flag, ierror)
+      import
+      type(MPI_Request) :: request
+      integer :: partition
+      logical :: flag
+      integer :: ierror
+    end subroutine mpi_parrived
     subroutine mpi_wait(request, status, ierror)
       import
       type(MPI_Request) :: request
@@ -3864,6 +3921,12 @@ module mpi_f08
       f77_recv_init => mpi_recv_init, &
       f77_start => mpi_start, &
       f77_startall => mpi_startall, &
+      f77_psend_init => mpi_psend_init, &
+      f77_precv_init => mpi_precv_init, &
+      f77_pready => mpi_pready, &
+      f77_pready_range => mpi_pready_range, &
+      f77_pready_list => mpi_pready_list, &
+      f77_parrived => mpi_parrived, &
       f77_wait => mpi_wait, &
       f77_test => mpi_test, &
       f77_waitall => mpi_waitall, &
@@ -4077,46 +4140,47 @@ module mpi_f08
   private :: f77_isendrecv, f77_isendrecv_replace, f77_sendrecv_replace, f77_isend
   private :: f77_issend, f77_irsend, f77_ibsend, f77_send_init
   private :: f77_ssend_init, f77_rsend_init, f77_bsend_init, f77_irecv
-  private :: f77_recv_init, f77_start, f77_startall, f77_wait
-  private :: f77_test, f77_waitall, f77_testall, f77_waitany
-  private :: f77_testany, f77_waitsome, f77_testsome, f77_request_free
-  private :: f77_request_get_status, f77_cancel, f77_test_cancelled, f77_probe
-  private :: f77_iprobe, f77_get_count, f77_get_elements, f77_get_elements_x
-  private :: f77_buffer_attach, f77_buffer_detach, f77_mprobe, f77_improbe
-  private :: f77_mrecv, f77_imrecv, f77_status_set_elements, f77_status_set_elements_x
-  private :: f77_status_set_cancelled, f77_grequest_start, f77_grequest_complete, f77_graph_create
-  private :: f77_graphdims_get, f77_graph_get, f77_graph_neighbors_count, f77_graph_neighbors
-  private :: f77_graph_map, f77_cart_map, f77_dist_graph_create_adjacent, f77_dist_graph_create
-  private :: f77_dist_graph_neighbors_count, f77_dist_graph_neighbors, f77_neighbor_allgather, f77_neighbor_allgatherv
-  private :: f77_neighbor_alltoall, f77_neighbor_alltoallv, f77_neighbor_alltoallw, f77_ineighbor_allgather
-  private :: f77_ineighbor_allgatherv, f77_ineighbor_alltoall, f77_ineighbor_alltoallv, f77_ineighbor_alltoallw
-  private :: f77_neighbor_allgather_init, f77_neighbor_allgatherv_init, f77_neighbor_alltoall_init, f77_neighbor_alltoallv_init
-  private :: f77_neighbor_alltoallw_init, f77_barrier_init, f77_bcast_init, f77_reduce_init
-  private :: f77_allreduce_init, f77_scatter_init, f77_scatterv_init, f77_gather_init
-  private :: f77_gatherv_init, f77_allgather_init, f77_allgatherv_init, f77_alltoall_init
-  private :: f77_alltoallv_init, f77_alltoallw_init, f77_reduce_scatter_init, f77_reduce_scatter_block_init
-  private :: f77_scan_init, f77_exscan_init, f77_type_contiguous, f77_type_vector
-  private :: f77_type_create_hvector, f77_type_hvector, f77_type_indexed, f77_type_create_hindexed
-  private :: f77_type_hindexed, f77_type_create_indexed_block, f77_type_create_hindexed_block, f77_type_create_struct
-  private :: f77_type_struct, f77_type_create_subarray, f77_type_create_darray, f77_type_create_resized
-  private :: f77_type_dup, f77_type_commit, f77_type_free, f77_type_size
-  private :: f77_type_size_x, f77_type_get_extent, f77_type_get_true_extent, f77_type_get_extent_x
-  private :: f77_type_get_true_extent_x, f77_type_extent, f77_type_lb, f77_type_ub
-  private :: f77_get_address, f77_address, f77_type_get_envelope, f77_type_get_contents
-  private :: f77_type_match_size, f77_type_create_f90_integer, f77_type_create_f90_real, f77_type_create_f90_complex
-  private :: f77_type_set_name, f77_type_get_name, f77_pack, f77_unpack
-  private :: f77_pack_size, f77_pack_external, f77_unpack_external, f77_pack_external_size
-  private :: f77_win_create, f77_win_allocate, f77_win_allocate_shared, f77_win_shared_query
-  private :: f77_win_create_dynamic, f77_win_attach, f77_win_detach, f77_win_free
-  private :: f77_win_get_group, f77_win_set_info, f77_win_get_info, f77_win_set_name
-  private :: f77_win_get_name, f77_win_create_errhandler, f77_win_set_errhandler, f77_win_get_errhandler
-  private :: f77_win_call_errhandler, f77_put, f77_get, f77_accumulate
-  private :: f77_get_accumulate, f77_fetch_and_op, f77_compare_and_swap, f77_rput
-  private :: f77_rget, f77_raccumulate, f77_rget_accumulate, f77_win_fence
-  private :: f77_win_post, f77_win_start, f77_win_complete, f77_win_wait
-  private :: f77_win_test, f77_win_lock, f77_win_unlock, f77_win_lock_all
-  private :: f77_win_unlock_all, f77_win_flush, f77_win_flush_all, f77_win_flush_local
-  private :: f77_win_flush_local_all, f77_win_sync
+  private :: f77_recv_init, f77_start, f77_startall, f77_psend_init
+  private :: f77_precv_init, f77_pready, f77_pready_range, f77_pready_list
+  private :: f77_parrived, f77_wait, f77_test, f77_waitall
+  private :: f77_testall, f77_waitany, f77_testany, f77_waitsome
+  private :: f77_testsome, f77_request_free, f77_request_get_status, f77_cancel
+  private :: f77_test_cancelled, f77_probe, f77_iprobe, f77_get_count
+  private :: f77_get_elements, f77_get_elements_x, f77_buffer_attach, f77_buffer_detach
+  private :: f77_mprobe, f77_improbe, f77_mrecv, f77_imrecv
+  private :: f77_status_set_elements, f77_status_set_elements_x, f77_status_set_cancelled, f77_grequest_start
+  private :: f77_grequest_complete, f77_graph_create, f77_graphdims_get, f77_graph_get
+  private :: f77_graph_neighbors_count, f77_graph_neighbors, f77_graph_map, f77_cart_map
+  private :: f77_dist_graph_create_adjacent, f77_dist_graph_create, f77_dist_graph_neighbors_count, f77_dist_graph_neighbors
+  private :: f77_neighbor_allgather, f77_neighbor_allgatherv, f77_neighbor_alltoall, f77_neighbor_alltoallv
+  private :: f77_neighbor_alltoallw, f77_ineighbor_allgather, f77_ineighbor_allgatherv, f77_ineighbor_alltoall
+  private :: f77_ineighbor_alltoallv, f77_ineighbor_alltoallw, f77_neighbor_allgather_init, f77_neighbor_allgatherv_init
+  private :: f77_neighbor_alltoall_init, f77_neighbor_alltoallv_init, f77_neighbor_alltoallw_init, f77_barrier_init
+  private :: f77_bcast_init, f77_reduce_init, f77_allreduce_init, f77_scatter_init
+  private :: f77_scatterv_init, f77_gather_init, f77_gatherv_init, f77_allgather_init
+  private :: f77_allgatherv_init, f77_alltoall_init, f77_alltoallv_init, f77_alltoallw_init
+  private :: f77_reduce_scatter_init, f77_reduce_scatter_block_init, f77_scan_init, f77_exscan_init
+  private :: f77_type_contiguous, f77_type_vector, f77_type_create_hvector, f77_type_hvector
+  private :: f77_type_indexed, f77_type_create_hindexed, f77_type_hindexed, f77_type_create_indexed_block
+  private :: f77_type_create_hindexed_block, f77_type_create_struct, f77_type_struct, f77_type_create_subarray
+  private :: f77_type_create_darray, f77_type_create_resized, f77_type_dup, f77_type_commit
+  private :: f77_type_free, f77_type_size, f77_type_size_x, f77_type_get_extent
+  private :: f77_type_get_true_extent, f77_type_get_extent_x, f77_type_get_true_extent_x, f77_type_extent
+  private :: f77_type_lb, f77_type_ub, f77_get_address, f77_address
+  private :: f77_type_get_envelope, f77_type_get_contents, f77_type_match_size, f77_type_create_f90_integer
+  private :: f77_type_create_f90_real, f77_type_create_f90_complex, f77_type_set_name, f77_type_get_name
+  private :: f77_pack, f77_unpack, f77_pack_size, f77_pack_external
+  private :: f77_unpack_external, f77_pack_external_size, f77_win_create, f77_win_allocate
+  private :: f77_win_allocate_shared, f77_win_shared_query, f77_win_create_dynamic, f77_win_attach
+  private :: f77_win_detach, f77_win_free, f77_win_get_group, f77_win_set_info
+  private :: f77_win_get_info, f77_win_set_name, f77_win_get_name, f77_win_create_errhandler
+  private :: f77_win_set_errhandler, f77_win_get_errhandler, f77_win_call_errhandler, f77_put
+  private :: f77_get, f77_accumulate, f77_get_accumulate, f77_fetch_and_op
+  private :: f77_compare_and_swap, f77_rput, f77_rget, f77_raccumulate
+  private :: f77_rget_accumulate, f77_win_fence, f77_win_post, f77_win_start
+  private :: f77_win_complete, f77_win_wait, f77_win_test, f77_win_lock
+  private :: f77_win_unlock, f77_win_lock_all, f77_win_unlock_all, f77_win_flush
+  private :: f77_win_flush_all, f77_win_flush_local, f77_win_flush_local_all, f77_win_sync
 
   ! constants of mpif.h; handles typed
   integer, parameter :: MPI_VERSION = 3
@@ -5300,6 +5364,24 @@ module mpi_f08
   interface MPI_Startall
     module procedure MPI_Startall_f08
   end interface MPI_Startall
+  interface MPI_Psend_init
+    module procedure MPI_Psend_init_f08
+  end interface MPI_Psend_init
+  interface MPI_Precv_init
+    module procedure MPI_Precv_init_f08
+  end interface MPI_Precv_init
+  interface MPI_Pready
+    module procedure MPI_Pready_f08
+  end interface MPI_Pready
+  interface MPI_Pready_range
+    module procedure MPI_Pready_range_f08
+  end interface MPI_Pready_range
+  interface MPI_Pready_list
+    module procedure MPI_Pready_list_f08
+  end interface MPI_Pready_list
+  interface MPI_Parrived
+    module procedure MPI_Parrived_f08
+  end interface MPI_Parrived
   interface MPI_Wait
     module procedure MPI_Wait_f08
   end interface MPI_Wait
@@ -8345,6 +8427,77 @@ contains
     call f77_startall(count, array_of_requests, mbmpi_ierr)
     if (present(ierror)) ierror = mbmpi_ierr
   end subroutine MPI_Startall_f08
+  subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer :: partitions
+    integer(kind=MPI_COUNT_KIND) :: count
+    type(MPI_Datatype) :: datatype
+    integer :: dest
+    integer :: tag
+    type(MPI_Comm) :: comm
+    type(MPI_Info) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+        mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Psend_init_f08
+  subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer :: partitions
+    integer(kind=MPI_COUNT_KIND) :: count
+    type(MPI_Datatype) :: datatype
+    integer :: source
+    integer :: tag
+    type(MPI_Comm) :: comm
+    type(MPI_Info) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
+        mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Precv_init_f08
+  subroutine MPI_Pready_f08(partition, request, ierror)
+    integer :: partition
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_pready(partition, request, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Pready_f08
+  subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
+    integer :: partition_low
+    integer :: partition_high
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_pready_range(partition_low, partition_high, request, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Pready_range_f08
+  subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
+    integer :: length
+    integer, dimension(*) :: array_of_partitions
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_pready_list(length, array_of_partitions, request, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Pready_list_f08
+  subroutine MPI_Parrived_f08(request, partition, flag, ierror)
+    type(MPI_Request) :: request
+    integer :: partition
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_parrived(request, partition, flag, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Parrived_f08
   subroutine MPI_Wait_f08(request, status, ierror)
     type(MPI_Request) :: request
     type(MPI_Status) :: status

@@ -7,7 +7,9 @@
 ! LOGICAL arguments (Cart_create periods, Iprobe flag), a derived datatype,
 ! a user reduction op written in the mpi_f08 style (TYPE(C_PTR) by value),
 ! MPI_Alloc_mem into a TYPE(C_PTR), a window with Put and fences,
-! MPI_Info, MPI_Wtime, and an error class returned under MPI_ERRORS_RETURN.
+! MPI_Info, MPI_Wtime, partitioned communication (MPI_Psend_init with an
+! INTEGER(KIND=MPI_COUNT_KIND) count, MPI_Pready, MPI_Parrived), and an
+! error class returned under MPI_ERRORS_RETURN.
 ! Prints PASS.
 module f08_ops
   use, intrinsic :: iso_c_binding
@@ -54,6 +56,8 @@ program usef08
   character(len=MPI_MAX_INFO_VAL) :: val
   logical :: flag, periods(1)
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
+  integer(kind=MPI_COUNT_KIND) :: pcount
+  type(MPI_Request) :: preq(2)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -164,6 +168,25 @@ program usef08
   call check(wbuf(left + 1) == left, 'Put into an Alloc_mem window')
   call MPI_Win_free(win)
   call MPI_Free_mem(wbuf)
+
+  ! partitioned: 3 partitions of 2 integers around the ring
+  pcount = 2
+  iv = [(rank * 10 + i, i = 1, 6)]
+  ov = -1
+  call MPI_Precv_init(ov, 3, pcount, MPI_INTEGER, left, 11, MPI_COMM_WORLD, MPI_INFO_NULL, preq(1))
+  call MPI_Psend_init(iv, 3, pcount, MPI_INTEGER, right, 11, MPI_COMM_WORLD, MPI_INFO_NULL, preq(2))
+  call MPI_Startall(2, preq)
+  do i = 2, 0, -1
+    call MPI_Pready(i, preq(2))
+  end do
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Parrived(preq(1), 1, flag)
+  end do
+  call MPI_Waitall(2, preq, MPI_STATUSES_IGNORE)
+  call check(all(ov == [(left * 10 + i, i = 1, 6)]), 'partitioned ring')
+  call MPI_Request_free(preq(1))
+  call MPI_Request_free(preq(2))
 
   ! errors come back through ierror under MPI_ERRORS_RETURN
   call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN)
