@@ -14,17 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size;
+#define TEST_NAME "alltoallw"
+#define CHECK_RANK rank
+#define CHECK_RANK_FIRST
+#include "check.h"
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL alltoallw (rank %d): ", rank);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fprintf(stderr, "\n");                                                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+static int rank, size;
 
 static int val(int from, int to, int k)
 {

@@ -25,14 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL attr_lang: " __VA_ARGS__);                                                 \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "attr_lang"
+#define CHECK_LINE
+#include "check.h"
 
 /* the library's Fortran bindings, as gfortran calls them */
 void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierr);

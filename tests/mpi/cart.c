@@ -15,29 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
-
 static int rank, size;
 
 static void dims_create_checks(void)
@@ -49,8 +30,8 @@ static void dims_create_checks(void)
     MPI_CHECK(MPI_Dims_create(7, 2, d2));
     CHECK(d2[0] == 7 && d2[1] == 1, "Dims_create(7, 2) = (%d, %d), expected (7, 1)", d2[0], d2[1]);
     MPI_CHECK(MPI_Dims_create(6, 3, d3));
-    CHECK(d3[0] == 2 && d3[1] == 3 && d3[2] == 1, "Dims_create(6, 3, (0,3,0)) = (%d, %d, %d), expected (2, 3, 1)",
-          d3[0], d3[1], d3[2]);
+    CHECK(d3[0] == 2 && d3[1] == 3 && d3[2] == 1,
+          "Dims_create(6, 3, (0,3,0)) = (%d, %d, %d), expected (2, 3, 1)", d3[0], d3[1], d3[2]);
     d2[0] = d2[1] = 0;
     MPI_CHECK(MPI_Dims_create(16, 2, d2));
     CHECK(d2[0] == 4 && d2[1] == 4, "Dims_create(16, 2) = (%d, %d)", d2[0], d2[1]);
@@ -72,8 +53,8 @@ static void dims_create_checks(void)
     /* fixed entries are kept */
     int df[3] = {0, 2, 0};
     MPI_CHECK(MPI_Dims_create(12, 3, df));
-    CHECK(df[1] == 2 && df[0] * df[1] * df[2] == 12 && df[0] >= df[2], "Dims_create(12, 3, (0,2,0)) = (%d,%d,%d)",
-          df[0], df[1], df[2]);
+    CHECK(df[1] == 2 && df[0] * df[1] * df[2] == 12 && df[0] >= df[2],
+          "Dims_create(12, 3, (0,2,0)) = (%d,%d,%d)", df[0], df[1], df[2]);
 }
 
 /* Build a grid over all ranks and check every query on it. */
@@ -101,8 +82,8 @@ static void grid_checks(int ndims, const int *periods, int reorder)
     MPI_CHECK(MPI_Cart_get(cart, ndims, gd, gp, gc));
     MPI_CHECK(MPI_Cart_coords(cart, crank, ndims, coords));
     for (int k = 0; k < ndims; k++) {
-        CHECK(gd[k] == dims[k] && (gp[k] != 0) == (periods[k] != 0), "%s: Cart_get dims/periods differ in dim %d",
-              what, k);
+        CHECK(gd[k] == dims[k] && (gp[k] != 0) == (periods[k] != 0),
+              "%s: Cart_get dims/periods differ in dim %d", what, k);
         CHECK(gc[k] == coords[k], "%s: Cart_get coords differ from Cart_coords in dim %d", what, k);
     }
     /* row-major order: coords of rank r */
@@ -110,8 +91,8 @@ static void grid_checks(int ndims, const int *periods, int reorder)
         MPI_CHECK(MPI_Cart_coords(cart, r, ndims, c2));
         int rem = r;
         for (int k = ndims - 1; k >= 0; k--) {
-            CHECK(c2[k] == rem % dims[k], "%s: Cart_coords(%d)[%d] = %d, expected %d (row-major)", what, r, k, c2[k],
-                  rem % dims[k]);
+            CHECK(c2[k] == rem % dims[k], "%s: Cart_coords(%d)[%d] = %d, expected %d (row-major)", what, r, k,
+                  c2[k], rem % dims[k]);
             rem /= dims[k];
         }
         MPI_CHECK(MPI_Cart_rank(cart, c2, &r2));
@@ -165,15 +146,15 @@ static void grid_checks(int ndims, const int *periods, int reorder)
         enum { W = 64 };
         int face_out[2][W], face_in[2][W];
         for (int i = 0; i < W; i++) {
-            face_out[0][i] = crank * 1000 + k * 100 + i;       /* goes up (to dst) */
-            face_out[1][i] = -(crank * 1000 + k * 100 + i);    /* goes down (to src) */
+            face_out[0][i] = crank * 1000 + k * 100 + i;    /* goes up (to dst) */
+            face_out[1][i] = -(crank * 1000 + k * 100 + i); /* goes down (to src) */
             face_in[0][i] = face_in[1][i] = 0x7eadbeef;
         }
         MPI_Status st;
-        MPI_CHECK(MPI_Sendrecv(face_out[0], W, MPI_INT, dst, 10 + k, face_in[0], W, MPI_INT, src, 10 + k, cart,
-                               &st));
-        MPI_CHECK(MPI_Sendrecv(face_out[1], W, MPI_INT, src, 20 + k, face_in[1], W, MPI_INT, dst, 20 + k, cart,
-                               &st));
+        MPI_CHECK(MPI_Sendrecv(face_out[0], W, MPI_INT, dst, 10 + k, face_in[0], W, MPI_INT, src, 10 + k,
+                               cart, &st));
+        MPI_CHECK(MPI_Sendrecv(face_out[1], W, MPI_INT, src, 20 + k, face_in[1], W, MPI_INT, dst, 20 + k,
+                               cart, &st));
         for (int i = 0; i < W; i++) {
             int e0 = src == MPI_PROC_NULL ? 0x7eadbeef : src * 1000 + k * 100 + i;
             int e1 = dst == MPI_PROC_NULL ? 0x7eadbeef : -(dst * 1000 + k * 100 + i);

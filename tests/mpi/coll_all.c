@@ -36,28 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_rank = -1;
+#define CHECK_RANK g_rank
+#include "check.h"
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
+static int g_rank = -1;
 
 #define PATTERN 0xA5
 #define GUARD 2 /* extra elements after every buffer, must stay untouched */
@@ -65,7 +47,7 @@ static int g_rank = -1;
 static const int counts[] = {0, 1, 7, 1000};
 enum { NCOUNTS = 4 };
 
-static int salt;    /* changes every call, so stale data never looks right */
+static int salt;     /* changes every call, so stale data never looks right */
 static long nchecks; /* buffers compared */
 
 static void *xmalloc(size_t n)
@@ -93,7 +75,8 @@ enum { L_INT, L_DBL, L_PAIR, L_VEC, NLAYOUTS };
 static layout_t lay[NLAYOUTS];
 
 /* (send layout, receive layout) pairs with the same type signature */
-static const int combos[][2] = {{L_INT, L_INT}, {L_DBL, L_DBL}, {L_VEC, L_PAIR}, {L_INT, L_VEC}, {L_PAIR, L_INT}};
+static const int combos[][2] = {
+    {L_INT, L_INT}, {L_DBL, L_DBL}, {L_VEC, L_PAIR}, {L_INT, L_VEC}, {L_PAIR, L_INT}};
 enum { NCOMBOS = 5 };
 
 static void layouts_init(void)
@@ -169,7 +152,8 @@ static void compare(const layout_t *l, const void *got, const void *exp, long el
             long elem = (long)(s / (size_t)l->ext);
             double g = l->scalar == SC_INT ? ((const int *)got)[s] : ((const double *)got)[s];
             double e = l->scalar == SC_INT ? ((const int *)exp)[s] : ((const double *)exp)[s];
-            FAIL("%s: %s root %d count %d types %s->%s%s: %s scalar %zu (element %ld of %ld) is %.17g, expected "
+            FAIL("%s: %s root %d count %d types %s->%s%s: %s scalar %zu (element %ld of %ld) is %.17g, "
+                 "expected "
                  "%.17g",
                  cname, what, root, count, lay[combos[combo][0]].name, lay[combos[combo][1]].name,
                  inplace ? " IN_PLACE" : "", l == NULL ? "?" : l->name, s, elem, elems, g, e);
@@ -255,15 +239,16 @@ static void scatter_gather_tests(MPI_Comm comm, const char *cname)
                     if (!inplace_here)
                         put_block(R, rexp, 0, nv, root, rank);
                     if (inplace_here)
-                        MPI_CHECK(MPI_Scatter(sbuf, sc, S->dt, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, root, comm));
+                        MPI_CHECK(
+                            MPI_Scatter(sbuf, sc, S->dt, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, root, comm));
                     else
                         MPI_CHECK(MPI_Scatter(rank == root ? sbuf : NULL, rank == root ? sc : -5,
-                                              rank == root ? S->dt : MPI_DATATYPE_NULL, rbuf, rcnt, R->dt, root,
-                                              comm));
+                                              rank == root ? S->dt : MPI_DATATYPE_NULL, rbuf, rcnt, R->dt,
+                                              root, comm));
                     compare(R, rbuf, rexp, rcnt, "Scatter recvbuf", cname, root, c, co, ip);
                     if (rank == root)
-                        compare(S, sbuf, sexp, (long)size * sc, "Scatter sendbuf (changed)", cname, root, c, co,
-                                ip);
+                        compare(S, sbuf, sexp, (long)size * sc, "Scatter sendbuf (changed)", cname, root, c,
+                                co, ip);
                     free(sbuf);
                     free(sexp);
                     free(rbuf);
@@ -283,9 +268,11 @@ static void scatter_gather_tests(MPI_Comm comm, const char *cname)
                             put_block(R, rbuf, (long)root * rcnt, nv, root, root);
                     }
                     if (inplace_here)
-                        MPI_CHECK(MPI_Gather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, rbuf, rcnt, R->dt, root, comm));
+                        MPI_CHECK(
+                            MPI_Gather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, rbuf, rcnt, R->dt, root, comm));
                     else
-                        MPI_CHECK(MPI_Gather(sbuf, sc, S->dt, rank == root ? rbuf : NULL, rank == root ? rcnt : -5,
+                        MPI_CHECK(MPI_Gather(sbuf, sc, S->dt, rank == root ? rbuf : NULL,
+                                             rank == root ? rcnt : -5,
                                              rank == root ? R->dt : MPI_DATATYPE_NULL, root, comm));
                     if (rank == root)
                         compare(R, rbuf, rexp, (long)size * rcnt, "Gather recvbuf", cname, root, c, co, ip);
@@ -340,12 +327,13 @@ static void scatterv_gatherv_tests(MPI_Comm comm, const char *cname)
                     if (!inplace_here)
                         put_block(R, rexp, 0, nv, root, rank);
                     if (inplace_here)
-                        MPI_CHECK(MPI_Scatterv(sbuf, cnts, displs, S->dt, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, root,
-                                               comm));
+                        MPI_CHECK(MPI_Scatterv(sbuf, cnts, displs, S->dt, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL,
+                                               root, comm));
                     else
                         MPI_CHECK(MPI_Scatterv(rank == root ? sbuf : NULL, rank == root ? cnts : NULL,
-                                               rank == root ? displs : NULL, rank == root ? S->dt : MPI_DATATYPE_NULL,
-                                               rbuf, rcnt, R->dt, root, comm));
+                                               rank == root ? displs : NULL,
+                                               rank == root ? S->dt : MPI_DATATYPE_NULL, rbuf, rcnt, R->dt,
+                                               root, comm));
                     compare(R, rbuf, rexp, rcnt, "Scatterv recvbuf", cname, root, c, co, ip);
                     if (rank == root)
                         compare(S, sbuf, sexp, total, "Scatterv sendbuf (changed)", cname, root, c, co, ip);
@@ -376,8 +364,8 @@ static void scatterv_gatherv_tests(MPI_Comm comm, const char *cname)
                             put_block(R, rbuf, displs[root], nv, root, root);
                     }
                     if (inplace_here)
-                        MPI_CHECK(MPI_Gatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, rbuf, cnts, displs, R->dt, root,
-                                              comm));
+                        MPI_CHECK(MPI_Gatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, rbuf, cnts, displs, R->dt,
+                                              root, comm));
                     else
                         MPI_CHECK(MPI_Gatherv(sbuf, sc, S->dt, rank == root ? rbuf : NULL,
                                               rank == root ? cnts : NULL, rank == root ? displs : NULL,
@@ -447,9 +435,11 @@ static void allgather_tests(MPI_Comm comm, const char *cname)
                     put_block(R, rexp, displs[b], (long)vcount(c, b) * per, b, 15);
                 if (ip) {
                     put_block(R, rbuf, displs[rank], mynv, rank, 15);
-                    MPI_CHECK(MPI_Allgatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, rbuf, cnts, displs, R->dt, comm));
+                    MPI_CHECK(
+                        MPI_Allgatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, rbuf, cnts, displs, R->dt, comm));
                 } else {
-                    MPI_CHECK(MPI_Allgatherv(sbuf, (int)(mynv / S->per), S->dt, rbuf, cnts, displs, R->dt, comm));
+                    MPI_CHECK(
+                        MPI_Allgatherv(sbuf, (int)(mynv / S->per), S->dt, rbuf, cnts, displs, R->dt, comm));
                 }
                 compare(R, rbuf, rexp, total, "Allgatherv recvbuf", cname, -1, c, co, ip);
                 free(sbuf);
@@ -533,8 +523,8 @@ static void alltoall_tests(MPI_Comm comm, const char *cname)
                 if (ip) {
                     for (int b = 0; b < size; b++)
                         put_block(R, rbuf, rdispls[b], (long)acount(c, rank, b, ip) * per, rank, b);
-                    MPI_CHECK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, rbuf, rcnts, rdispls, R->dt,
-                                            comm));
+                    MPI_CHECK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, rbuf, rcnts, rdispls,
+                                            R->dt, comm));
                 } else {
                     MPI_CHECK(MPI_Alltoallv(sbuf, scnts, sdispls, S->dt, rbuf, rcnts, rdispls, R->dt, comm));
                 }
@@ -588,26 +578,36 @@ static void vecsum_op(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
-static MPI_Op op_vecsum;     /* commutative user op on the vector type */
-static MPI_Op op_mat;        /* non-commutative user op */
+static MPI_Op op_vecsum;      /* commutative user op on the vector type */
+static MPI_Op op_mat;         /* non-commutative user op */
 static MPI_Op op_mat_commute; /* the same function declared commutative (for Op_commutative) */
-static MPI_Datatype dt_mat;  /* 4 contiguous ints */
+static MPI_Datatype dt_mat;   /* 4 contiguous ints */
 
 /* reduction cases: (type, op) with an element generator and a reference */
 enum { R_INT_SUM, R_INT_MAX, R_DBL_SUM, R_DBL_MAX, R_VEC_SUM, R_DINT_MINLOC, R_MAT, NRCASES };
-static const char *rname[NRCASES] = {"int SUM", "int MAX", "double SUM", "double MAX", "vector sum (user, commutative)",
-                                     "double_int MINLOC", "matrix product (user, non-commutative)"};
+static const char *rname[NRCASES] = {"int SUM",
+                                     "int MAX",
+                                     "double SUM",
+                                     "double MAX",
+                                     "vector sum (user, commutative)",
+                                     "double_int MINLOC",
+                                     "matrix product (user, non-commutative)"};
 
 static MPI_Datatype rtype(int rc)
 {
     switch (rc) {
     case R_INT_SUM:
-    case R_INT_MAX: return MPI_INT;
+    case R_INT_MAX:
+        return MPI_INT;
     case R_DBL_SUM:
-    case R_DBL_MAX: return MPI_DOUBLE;
-    case R_VEC_SUM: return lay[L_VEC].dt;
-    case R_DINT_MINLOC: return MPI_DOUBLE_INT;
-    default: return dt_mat;
+    case R_DBL_MAX:
+        return MPI_DOUBLE;
+    case R_VEC_SUM:
+        return lay[L_VEC].dt;
+    case R_DINT_MINLOC:
+        return MPI_DOUBLE_INT;
+    default:
+        return dt_mat;
     }
 }
 
@@ -615,12 +615,17 @@ static MPI_Op rop(int rc)
 {
     switch (rc) {
     case R_INT_SUM:
-    case R_DBL_SUM: return MPI_SUM;
-    case R_VEC_SUM: return op_vecsum;
+    case R_DBL_SUM:
+        return MPI_SUM;
+    case R_VEC_SUM:
+        return op_vecsum;
     case R_INT_MAX:
-    case R_DBL_MAX: return MPI_MAX;
-    case R_DINT_MINLOC: return MPI_MINLOC;
-    default: return op_mat;
+    case R_DBL_MAX:
+        return MPI_MAX;
+    case R_DINT_MINLOC:
+        return MPI_MINLOC;
+    default:
+        return op_mat;
     }
 }
 
@@ -629,12 +634,17 @@ static size_t rext(int rc)
 {
     switch (rc) {
     case R_INT_SUM:
-    case R_INT_MAX: return sizeof(int);
+    case R_INT_MAX:
+        return sizeof(int);
     case R_DBL_SUM:
-    case R_DBL_MAX: return sizeof(double);
-    case R_VEC_SUM: return 3 * sizeof(int);
-    case R_DINT_MINLOC: return sizeof(struct dint);
-    default: return 4 * sizeof(int);
+    case R_DBL_MAX:
+        return sizeof(double);
+    case R_VEC_SUM:
+        return 3 * sizeof(int);
+    case R_DINT_MINLOC:
+        return sizeof(struct dint);
+    default:
+        return 4 * sizeof(int);
     }
 }
 
@@ -645,7 +655,9 @@ static void r_gen(int rc, int r, long e, void *elem)
     int x = (int)((r * 7 + e * 3 + salt) % 11) - 5;
     switch (rc) {
     case R_INT_SUM:
-    case R_INT_MAX: memcpy(p, &x, sizeof x); break;
+    case R_INT_MAX:
+        memcpy(p, &x, sizeof x);
+        break;
     case R_DBL_SUM:
     case R_DBL_MAX: {
         double d = x * 0.5;
@@ -666,8 +678,8 @@ static void r_gen(int rc, int r, long e, void *elem)
         break;
     }
     default: {
-        unsigned m[4] = {(unsigned)(r + e + salt) % 3u + 1u, (unsigned)(r * e + 1) % 3u, (unsigned)(e + 2 * r) % 2u,
-                         (unsigned)(r + 2 * e + salt) % 3u + 1u};
+        unsigned m[4] = {(unsigned)(r + e + salt) % 3u + 1u, (unsigned)(r * e + 1) % 3u,
+                         (unsigned)(e + 2 * r) % 2u, (unsigned)(r + 2 * e + salt) % 3u + 1u};
         memcpy(p, m, sizeof m);
         break;
     }
@@ -764,9 +776,9 @@ static void r_compare(int rc, const void *got, const void *exp, long elems, int 
         return;
     for (size_t i = 0; i < n; i++)
         if (((const unsigned char *)got)[i] != ((const unsigned char *)exp)[i])
-            FAIL("%s: %s %s count %d%s: byte %zu (element %zu of %ld) is 0x%02x, expected 0x%02x", cname, what,
-                 rname[rc], c, ip ? " IN_PLACE" : "", i, i / rext(rc), elems, ((const unsigned char *)got)[i],
-                 ((const unsigned char *)exp)[i]);
+            FAIL("%s: %s %s count %d%s: byte %zu (element %zu of %ld) is 0x%02x, expected 0x%02x", cname,
+                 what, rname[rc], c, ip ? " IN_PLACE" : "", i, i / rext(rc), elems,
+                 ((const unsigned char *)got)[i], ((const unsigned char *)exp)[i]);
 }
 
 static void reduce_scatter_tests(MPI_Comm comm, const char *cname)
@@ -914,12 +926,12 @@ static void error_tests(void)
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
     MPI_CHECK(MPI_Comm_size(comm, &size));
     memset(ibuf, 0, sizeof ibuf);
-#define EXPECT_CLASS(call, want)                                                                                  \
-    do {                                                                                                          \
-        int erc_ = (call);                                                                                        \
-        CHECK(erc_ != MPI_SUCCESS, "%s succeeded, expected error class %d", #call, want);                        \
-        MPI_CHECK(MPI_Error_class(erc_, &cls));                                                                   \
-        CHECK(cls == (want), "%s gave error class %d, expected %d", #call, cls, want);                            \
+#define EXPECT_CLASS(call, want)                                                                             \
+    do {                                                                                                     \
+        int erc_ = (call);                                                                                   \
+        CHECK(erc_ != MPI_SUCCESS, "%s succeeded, expected error class %d", #call, want);                    \
+        MPI_CHECK(MPI_Error_class(erc_, &cls));                                                              \
+        CHECK(cls == (want), "%s gave error class %d, expected %d", #call, cls, want);                       \
     } while (0)
     if (size <= 16) {
         /* a send block inside the receive buffer is an alias too (MPICH's

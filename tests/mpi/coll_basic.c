@@ -15,29 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
-
 static int wrank;
 static int skip_large_inplace_root;
 
@@ -115,8 +96,8 @@ static void reduce_tests(MPI_Comm comm, const char *cname, int light)
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
     MPI_CHECK(MPI_Comm_size(comm, &size));
     /* (count, allreduce?, in place?) cases for every op; 100000 only for SUM */
-    static const int cases[][3] = {{1, 1, 0}, {5, 0, 1}, {1000, 1, 1}, {1000, 0, 0}, {1000, 0, 1},
-                                   {100000, 1, 0}, {100000, 0, 0}};
+    static const int cases[][3] = {{1, 1, 0},    {5, 0, 1},      {1000, 1, 1},  {1000, 0, 0},
+                                   {1000, 0, 1}, {100000, 1, 0}, {100000, 0, 0}};
     const int ncases = 7;
     int maxn = 100000;
     int *ia = malloc(sizeof(int) * maxn), *ib = malloc(sizeof(int) * maxn);
@@ -182,8 +163,8 @@ static void reduce_tests(MPI_Comm comm, const char *cname, int light)
                 double de = o == 3 ? (double)ie : ie * 0.5;
                 if (ib[i] != ie || db[i] != de)
                     FAIL("%s: %s%s %s count %d root %d: element %d = %d / %g, expected %lld / %g", cname,
-                         all ? "Allreduce" : "Reduce", inplace ? " (in place)" : "", opn[o], n, root, i, ib[i],
-                         db[i], ie, de);
+                         all ? "Allreduce" : "Reduce", inplace ? " (in place)" : "", opn[o], n, root, i,
+                         ib[i], db[i], ie, de);
             }
         }
     }
@@ -204,19 +185,32 @@ static void reduce_tests(MPI_Comm comm, const char *cname, int light)
                     int x = o < 3 ? (int)((0x9E3779B9u * (unsigned)(q + 1) * (unsigned)(i + 1)) >> 7)
                                   : ((q + i) % (i % 5 + 1) != 0);
                     switch (o) {
-                    case 0: e &= x; break;
-                    case 1: e |= x; break;
-                    case 2: e ^= x; break;
-                    case 3: e = e && x; break;
-                    case 4: e = e || x; break;
-                    default: e = (!e) != (!x); break;
+                    case 0:
+                        e &= x;
+                        break;
+                    case 1:
+                        e |= x;
+                        break;
+                    case 2:
+                        e ^= x;
+                        break;
+                    case 3:
+                        e = e && x;
+                        break;
+                    case 4:
+                        e = e || x;
+                        break;
+                    default:
+                        e = (!e) != (!x);
+                        break;
                     }
                 }
                 if (o >= 3)
-                    CHECK((r[i] != 0) == (e != 0), "%s: Allreduce %s element %d = %d, expected %d", cname, bn[o], i,
-                          r[i], e);
+                    CHECK((r[i] != 0) == (e != 0), "%s: Allreduce %s element %d = %d, expected %d", cname,
+                          bn[o], i, r[i], e);
                 else
-                    CHECK(r[i] == e, "%s: Allreduce %s element %d = %d, expected %d", cname, bn[o], i, r[i], e);
+                    CHECK(r[i] == e, "%s: Allreduce %s element %d = %d, expected %d", cname, bn[o], i, r[i],
+                          e);
             }
         }
     }
@@ -271,9 +265,10 @@ static void loc_tests(MPI_Comm comm, const char *cname)
                             ei = q * 10;
                         }
                     }
-                    CHECK(r[k].v == ev && r[k].i == ei, "%s: %s %s%s element %d = (%g, %d), expected (%g, %d)", cname,
-                          all ? "Allreduce" : "Reduce", op ? "MAXLOC" : "MINLOC", inplace ? " in place" : "", k,
-                          r[k].v, r[k].i, ev, ei);
+                    CHECK(r[k].v == ev && r[k].i == ei,
+                          "%s: %s %s%s element %d = (%g, %d), expected (%g, %d)", cname,
+                          all ? "Allreduce" : "Reduce", op ? "MAXLOC" : "MINLOC", inplace ? " in place" : "",
+                          k, r[k].v, r[k].i, ev, ei);
                 }
             }
         }
@@ -327,7 +322,8 @@ static void user_op_tests(MPI_Comm comm, const char *cname)
                 eb = qa * eb + qb;
             }
             CHECK(r[2 * k] == ea && r[2 * k + 1] == eb,
-                  "%s: %s with a non-commutative user op, element %d = (%u, %u), expected (%u, %u) (rank order?)",
+                  "%s: %s with a non-commutative user op, element %d = (%u, %u), expected (%u, %u) (rank "
+                  "order?)",
                   cname, all ? "Allreduce" : "Reduce", k, r[2 * k], r[2 * k + 1], ea, eb);
         }
     }

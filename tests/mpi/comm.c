@@ -15,29 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
-
 static int rank, size;
 
 static void check_rank_size(MPI_Comm c, int erank, int esize, const char *what)
@@ -65,8 +46,8 @@ static void ring_check(MPI_Comm c, const int *world_of, const char *what)
     int right = (r + 1) % s, left = (r + s - 1) % s;
     MPI_CHECK(MPI_Sendrecv(&out, 1, MPI_INT, right, 3, &in, 1, MPI_INT, MPI_ANY_SOURCE, 3, c, &st));
     CHECK(st.MPI_SOURCE == left, "%s: ring message from %d, expected %d", what, st.MPI_SOURCE, left);
-    CHECK(in == world_of[left], "%s: left neighbour (rank %d here) is world rank %d, expected %d", what, left, in,
-          world_of[left]);
+    CHECK(in == world_of[left], "%s: left neighbour (rank %d here) is world rank %d, expected %d", what, left,
+          in, world_of[left]);
 }
 
 static void dup_isolation(void)
@@ -91,8 +72,8 @@ static void dup_isolation(void)
     MPI_CHECK(MPI_Isend(&out[1], 1, MPI_INT, right, 7, dup, &rq[1]));
     MPI_CHECK(MPI_Isend(&out[0], 1, MPI_INT, right, 7, MPI_COMM_WORLD, &rq[0]));
     MPI_CHECK(MPI_Recv(&in[0], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-    CHECK(in[0] == 1000 + left && st.MPI_SOURCE == left, "world receive got %d (a message of another communicator?)",
-          in[0]);
+    CHECK(in[0] == 1000 + left && st.MPI_SOURCE == left,
+          "world receive got %d (a message of another communicator?)", in[0]);
     MPI_CHECK(MPI_Recv(&in[1], 1, MPI_INT, left, 7, dup, &st));
     CHECK(in[1] == 2000 + left, "dup receive got %d", in[1]);
     MPI_CHECK(MPI_Recv(&in[2], 1, MPI_INT, MPI_ANY_SOURCE, 7, dup2, &st));
@@ -153,8 +134,8 @@ static void split_tests(void)
     MPI_Comm same;
     MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, 5, 0, &same));
     check_rank_size(same, rank, size, "split(5, 0)");
-    CHECK(compare(same, MPI_COMM_WORLD) == MPI_CONGRUENT, "compare(split(one color), world) is %d, not CONGRUENT",
-          compare(same, MPI_COMM_WORLD));
+    CHECK(compare(same, MPI_COMM_WORLD) == MPI_CONGRUENT,
+          "compare(split(one color), world) is %d, not CONGRUENT", compare(same, MPI_COMM_WORLD));
 
     /* one color, reversed keys: same group, other order -> SIMILAR */
     MPI_Comm rev;
@@ -231,7 +212,8 @@ static void self_tests(void)
     MPI_CHECK(MPI_Isend(out, 3, MPI_INT, 0, 4, MPI_COMM_SELF, &rq));
     MPI_CHECK(MPI_Recv(in, 3, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st));
     MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    CHECK(in[0] == rank && in[2] == 3 && st.MPI_SOURCE == 0 && st.MPI_TAG == 4, "send to self on MPI_COMM_SELF");
+    CHECK(in[0] == rank && in[2] == 3 && st.MPI_SOURCE == 0 && st.MPI_TAG == 4,
+          "send to self on MPI_COMM_SELF");
     memset(in, 0, sizeof in);
     MPI_CHECK(MPI_Sendrecv(out, 3, MPI_INT, 0, 5, in, 3, MPI_INT, 0, 5, MPI_COMM_SELF, &st));
     CHECK(in[0] == rank && in[1] == 2, "Sendrecv on MPI_COMM_SELF");
@@ -260,7 +242,8 @@ static void attrs_names(void)
     /* a message with tag MPI_TAG_UB */
     int right = (rank + 1) % size, left = (rank + size - 1) % size, out = rank, in = -1;
     MPI_Status st;
-    MPI_CHECK(MPI_Sendrecv(&out, 1, MPI_INT, right, *ub, &in, 1, MPI_INT, left, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+    MPI_CHECK(
+        MPI_Sendrecv(&out, 1, MPI_INT, right, *ub, &in, 1, MPI_INT, left, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
     CHECK(in == left && st.MPI_TAG == *ub, "message with tag MPI_TAG_UB: %d tag %d", in, st.MPI_TAG);
     MPI_CHECK(MPI_Comm_test_inter(MPI_COMM_WORLD, &inter));
     CHECK(!inter, "MPI_COMM_WORLD is an intercommunicator?");
@@ -268,7 +251,8 @@ static void attrs_names(void)
     char name[MPI_MAX_OBJECT_NAME];
     int len = -1;
     MPI_CHECK(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len));
-    CHECK(strcmp(name, "MPI_COMM_WORLD") == 0 && len == 14, "name of MPI_COMM_WORLD is \"%s\" (%d)", name, len);
+    CHECK(strcmp(name, "MPI_COMM_WORLD") == 0 && len == 14, "name of MPI_COMM_WORLD is \"%s\" (%d)", name,
+          len);
     MPI_CHECK(MPI_Comm_get_name(MPI_COMM_SELF, name, &len));
     CHECK(strcmp(name, "MPI_COMM_SELF") == 0, "name of MPI_COMM_SELF is \"%s\"", name);
     MPI_Comm d;
@@ -292,7 +276,8 @@ static void many_dups(void)
         int world = i % 10 == 1;
         MPI_CHECK(MPI_Comm_dup(world ? MPI_COMM_WORLD : MPI_COMM_SELF, &d));
         if (world) {
-            MPI_CHECK(MPI_Sendrecv(&out, 1, MPI_INT, right, 0, &in, 1, MPI_INT, left, 0, d, MPI_STATUS_IGNORE));
+            MPI_CHECK(
+                MPI_Sendrecv(&out, 1, MPI_INT, right, 0, &in, 1, MPI_INT, left, 0, d, MPI_STATUS_IGNORE));
             CHECK(in == i * 100 + left, "dup #%d: got %d", i, in);
         } else {
             MPI_CHECK(MPI_Sendrecv(&out, 1, MPI_INT, 0, 0, &in, 1, MPI_INT, 0, 0, d, MPI_STATUS_IGNORE));

@@ -12,12 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define FAILX(...)                                                                                           \
-    do {                                                                                                     \
-        fprintf(stderr, "FAIL comm_free_pending: " __VA_ARGS__);                                             \
-        fprintf(stderr, "\n");                                                                               \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                                        \
-    } while (0)
+#define TEST_NAME "comm_free_pending"
+#include "check.h"
 
 int main(int argc, char **argv)
 {
@@ -44,17 +40,17 @@ int main(int argc, char **argv)
     MPI_Isend(pout, 64, MPI_INT, right, 2, dup, &req[3]);
     MPI_Comm_free(&dup);
     if (dup != MPI_COMM_NULL)
-        FAILX("MPI_Comm_free left the handle");
+        FAIL("MPI_Comm_free left the handle");
     /* a new communicator meanwhile must not take the old one's place */
     MPI_Comm other;
     MPI_Comm_dup(MPI_COMM_WORLD, &other);
     if (MPI_Waitall(4, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-        FAILX("MPI_Waitall failed");
+        FAIL("MPI_Waitall failed");
     for (int i = 0; i < 64; i++)
         if (in[i] != left * 1000 + i || pin[i] != -left * 1000 - i)
-            FAILX("rank %d: element %d: %d / %d", rank, i, in[i], pin[i]);
+            FAIL("rank %d: element %d: %d / %d", rank, i, in[i], pin[i]);
     if (req[0] != MPI_REQUEST_NULL || req[2] != MPI_REQUEST_NULL || req[1] == MPI_REQUEST_NULL)
-        FAILX("request handles after MPI_Waitall");
+        FAIL("request handles after MPI_Waitall");
     MPI_Request_free(&req[1]); /* the last user: the communicator goes now */
     MPI_Comm_free(&other);
     MPI_Finalize();

@@ -21,17 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int rank, size;
+#define TEST_NAME "comm_idup"
+#define CHECK_RANK rank
+#define CHECK_RANK_FIRST
+#include "check.h"
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL comm_idup (rank %d): ", rank);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fprintf(stderr, "\n");                                                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+static int rank, size;
 
 /* comm and dup have the same ranks: a message on each, same tag, received
  * with MPI_ANY_TAG in the opposite order; each gets its own */

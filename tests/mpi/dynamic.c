@@ -11,14 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL dynamic: " __VA_ARGS__);                                                   \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "dynamic"
+#define CHECK_LINE
+#include "check.h"
 
 enum { N = 1 << 20 }; /* ints: long enough not to go in one eager message */
 

@@ -14,38 +14,20 @@
 #include <time.h>
 
 #define TEST_NAME "env"
+#define CHECK_RANK g_rank
+#define CHECK_ABORT_IF g_initialized
+#include "check.h"
+
 static int g_rank = -1;
 static int g_initialized = 0;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        if (g_initialized)                                                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
 
 static void check_version(const char *when)
 {
     int v = -1, sv = -1;
     MPI_CHECK(MPI_Get_version(&v, &sv));
     CHECK(v > 3 || (v == 3 && sv >= 1), "%s: Get_version %d.%d, expected 3.1 or later", when, v, sv);
-    CHECK(v == MPI_VERSION && sv == MPI_SUBVERSION, "%s: Get_version %d.%d differs from mpi.h (%d.%d)", when, v,
-          sv, MPI_VERSION, MPI_SUBVERSION);
+    CHECK(v == MPI_VERSION && sv == MPI_SUBVERSION, "%s: Get_version %d.%d differs from mpi.h (%d.%d)", when,
+          v, sv, MPI_VERSION, MPI_SUBVERSION);
 }
 
 static void check_library_version(const char *when)
@@ -79,8 +61,8 @@ int main(int argc, char **argv)
     g_rank = rank;
     /* the standard lets provided be below or above the request; any level
      * from SINGLE to MULTIPLE is valid, and Query_thread must agree */
-    CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED || provided == MPI_THREAD_SERIALIZED ||
-              provided == MPI_THREAD_MULTIPLE,
+    CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED ||
+              provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE,
           "Init_thread(FUNNELED): provided %d is not a thread level", provided);
     if (getenv("ENV_TEST_STRICT_THREAD"))
         CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED,

@@ -14,29 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
-
 static int rank, size;
 
 static int cls(int rc)
@@ -47,12 +28,12 @@ static int cls(int rc)
     return c;
 }
 
-#define EXPECT(call, klass)                                                                        \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        CHECK(rc_ != MPI_SUCCESS, "%s succeeded, expected %s", #call, #klass);                     \
-        CHECK(cls(rc_) == (klass), "%s returned class %d, expected %s (%d)", #call, cls(rc_),      \
-              #klass, klass);                                                                      \
+#define EXPECT(call, klass)                                                                                  \
+    do {                                                                                                     \
+        int rc_ = (call);                                                                                    \
+        CHECK(rc_ != MPI_SUCCESS, "%s succeeded, expected %s", #call, #klass);                               \
+        CHECK(cls(rc_) == (klass), "%s returned class %d, expected %s (%d)", #call, cls(rc_), #klass,        \
+              klass);                                                                                        \
     } while (0)
 
 static void p2p_errors(MPI_Comm comm)
@@ -121,11 +102,11 @@ static void world_only_errors(void)
 static void error_strings(void)
 {
     static const int classes[] = {
-        MPI_SUCCESS,   MPI_ERR_BUFFER, MPI_ERR_COUNT,    MPI_ERR_TYPE,     MPI_ERR_TAG,       MPI_ERR_COMM,
-        MPI_ERR_RANK,  MPI_ERR_REQUEST, MPI_ERR_ROOT,    MPI_ERR_GROUP,    MPI_ERR_OP,        MPI_ERR_TOPOLOGY,
-        MPI_ERR_DIMS,  MPI_ERR_ARG,    MPI_ERR_UNKNOWN,  MPI_ERR_TRUNCATE, MPI_ERR_OTHER,     MPI_ERR_INTERN,
-        MPI_ERR_IN_STATUS, MPI_ERR_PENDING, MPI_ERR_NO_MEM, MPI_ERR_INFO, MPI_ERR_KEYVAL,
-        MPI_ERR_NOT_SAME, MPI_ERR_UNSUPPORTED_OPERATION,
+        MPI_SUCCESS,      MPI_ERR_BUFFER,   MPI_ERR_COUNT,   MPI_ERR_TYPE,      MPI_ERR_TAG,
+        MPI_ERR_COMM,     MPI_ERR_RANK,     MPI_ERR_REQUEST, MPI_ERR_ROOT,      MPI_ERR_GROUP,
+        MPI_ERR_OP,       MPI_ERR_TOPOLOGY, MPI_ERR_DIMS,    MPI_ERR_ARG,       MPI_ERR_UNKNOWN,
+        MPI_ERR_TRUNCATE, MPI_ERR_OTHER,    MPI_ERR_INTERN,  MPI_ERR_IN_STATUS, MPI_ERR_PENDING,
+        MPI_ERR_NO_MEM,   MPI_ERR_INFO,     MPI_ERR_KEYVAL,  MPI_ERR_NOT_SAME,  MPI_ERR_UNSUPPORTED_OPERATION,
     };
     int n = (int)(sizeof classes / sizeof classes[0]);
     for (int i = 0; i < n; i++) {

@@ -20,29 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
-
 static int rank, size;
 
 /* ------------------------------------------------------------------ */
@@ -148,7 +129,8 @@ static void ring_check(MPI_Comm c, const int *world_of, int n, const char *what)
 static void group_basics(void)
 {
     MPI_Group world, self, w2;
-    int *all = malloc(sizeof(int) * size), *tmp = malloc(sizeof(int) * size), *out = malloc(sizeof(int) * size);
+    int *all = malloc(sizeof(int) * size), *tmp = malloc(sizeof(int) * size),
+        *out = malloc(sizeof(int) * size);
     CHECK(all && tmp && out, "out of memory");
     for (int i = 0; i < size; i++)
         all[i] = i;
@@ -192,8 +174,8 @@ static void group_basics(void)
     {
         int in[3] = {0, MPI_PROC_NULL, size - 1}, tr[3] = {-7, -7, -7};
         MPI_CHECK(MPI_Group_translate_ranks(world, 3, in, rev, tr));
-        CHECK(tr[0] == size - 1 && tr[1] == MPI_PROC_NULL && tr[2] == 0, "translate world->rev: %d %d %d", tr[0],
-              tr[1], tr[2]);
+        CHECK(tr[0] == size - 1 && tr[1] == MPI_PROC_NULL && tr[2] == 0, "translate world->rev: %d %d %d",
+              tr[0], tr[1], tr[2]);
     }
 
     /* excl: the even group ranks out leaves the odd ones, in order */
@@ -280,7 +262,8 @@ static void group_basics(void)
     gfree(&g);
     MPI_CHECK(MPI_Group_intersection(evens, odds, &g));
     CHECK(gsize(g) == 0 && grank(g) == MPI_UNDEFINED, "intersection(evens, odds) not empty");
-    CHECK(gcompare(g, MPI_GROUP_EMPTY) == MPI_IDENT, "intersection(evens, odds) not IDENT to MPI_GROUP_EMPTY");
+    CHECK(gcompare(g, MPI_GROUP_EMPTY) == MPI_IDENT,
+          "intersection(evens, odds) not IDENT to MPI_GROUP_EMPTY");
     gfree(&g);
     /* intersection keeps group1's order */
     MPI_CHECK(MPI_Group_intersection(rev, evens, &g));
@@ -463,8 +446,8 @@ static void comm_create_tests(void)
         MPI_CHECK(MPI_Comm_size(half, &hs));
         MPI_CHECK(MPI_Comm_group(half, &hg));
         MPI_CHECK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-        CHECK(gsize(hg) == hs && grank(hg) == hr, "Comm_group(split): size/rank %d/%d, expected %d/%d", gsize(hg),
-              grank(hg), hs, hr);
+        CHECK(gsize(hg) == hs && grank(hg) == hr, "Comm_group(split): size/rank %d/%d, expected %d/%d",
+              gsize(hg), grank(hg), hs, hr);
         MPI_CHECK(MPI_Group_excl(hg, 1, &zero, &g2));
         MPI_CHECK(MPI_Comm_create(half, g2, &sub));
         if (hr == 0) {
@@ -538,8 +521,8 @@ static void subarray_tests(void)
         MPI_Aint aints[1];
         MPI_Datatype dts[1];
         MPI_CHECK(MPI_Type_get_envelope(sa, &ni, &na, &nd, &comb));
-        CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 8 && na == 0 && nd == 1, "subarray envelope %d %d %d %d", ni,
-              na, nd, comb);
+        CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 8 && na == 0 && nd == 1, "subarray envelope %d %d %d %d",
+              ni, na, nd, comb);
         MPI_CHECK(MPI_Type_get_contents(sa, 8, 0, 1, ints, aints, dts));
         CHECK(ints[0] == 2 && ints[1] == R && ints[2] == C && ints[3] == 3 && ints[4] == 4 && ints[5] == 2 &&
                   ints[6] == 1 && ints[7] == MPI_ORDER_C && dts[0] == MPI_INT,
@@ -583,8 +566,8 @@ static void subarray_tests(void)
             for (int j = 0; j < C; j++) {
                 int in = i >= 2 && i < 5 && j >= 1 && j < 5;
                 int want = in ? val(left, i, j) + k * 1000000 : 0;
-                CHECK(b[k][i][j] == want, "subarray x2: b[%d][%d][%d] is %d, expected %d", k, i, j, b[k][i][j],
-                      want);
+                CHECK(b[k][i][j] == want, "subarray x2: b[%d][%d][%d] is %d, expected %d", k, i, j,
+                      b[k][i][j], want);
             }
 
     /* a partial receive: 1 of 2 elements, then half an element */
@@ -647,8 +630,8 @@ static void subarray_tests(void)
                 for (int k = 0; k < 5; k++) {
                     int in = i >= 1 && i < 3 && j < 2 && k >= 3;
                     int want = in ? left * 1000 + i * 100 + j * 10 + k : 0;
-                    CHECK(d3[i][j][k] == want, "3D subarray: [%d][%d][%d] is %d, expected %d", i, j, k, d3[i][j][k],
-                          want);
+                    CHECK(d3[i][j][k] == want, "3D subarray: [%d][%d][%d] is %d, expected %d", i, j, k,
+                          d3[i][j][k], want);
                 }
         MPI_CHECK(MPI_Type_free(&t3));
     }

@@ -22,17 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int wrank, wsize;
+#define TEST_NAME "intercomm"
+#define CHECK_RANK wrank
+#define CHECK_RANK_FIRST
+#include "check.h"
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL intercomm (rank %d): ", wrank);                                            \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fprintf(stderr, "\n");                                                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+static int wrank, wsize;
 
 /* world rank of rank r of the lower (left) or upper group */
 static int world_of(int left, int r)

@@ -11,17 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int rank, size;
+#define TEST_NAME "isendrecv"
+#define CHECK_RANK rank
+#define CHECK_RANK_FIRST
+#include "check.h"
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL isendrecv (rank %d): ", rank);                                             \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fprintf(stderr, "\n");                                                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+static int rank, size;
 
 static int val(int from, int i, int salt)
 {

@@ -15,28 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_rank = -1;
+#define CHECK_RANK g_rank
+#include "check.h"
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
+static int g_rank = -1;
 
 #define M 2000
 
@@ -45,7 +27,7 @@ static int rank, size;
 static void round_late_receives(void)
 {
     if (rank != 0) {
-        int (*msg)[2] = malloc(sizeof(int[2]) * M);
+        int(*msg)[2] = malloc(sizeof(int[2]) * M);
         MPI_Request *rq = malloc(sizeof(MPI_Request) * (M + 1));
         CHECK(msg && rq, "out of memory");
         int done = rank;
@@ -75,7 +57,8 @@ static void round_late_receives(void)
         int src = st.MPI_SOURCE;
         CHECK(src >= 1 && src < size && cnt == 2, "message %ld: source %d count %d", k, src, cnt);
         CHECK(m[0] == src, "message %ld: status source %d but payload source %d", k, src, m[0]);
-        CHECK(m[1] == next[src], "source %d: got message #%d, expected #%d (overtaking)", src, m[1], next[src]);
+        CHECK(m[1] == next[src], "source %d: got message #%d, expected #%d (overtaking)", src, m[1],
+              next[src]);
         next[src]++;
     }
     for (int src = 1; src < size; src++)
@@ -93,7 +76,7 @@ static void round_preposted(void)
     enum { P = 500 };
     if (rank == 0) {
         long total = (long)P * (size - 1);
-        int (*m)[2] = malloc(sizeof(int[2]) * (total ? total : 1));
+        int(*m)[2] = malloc(sizeof(int[2]) * (total ? total : 1));
         MPI_Request *rq = malloc(sizeof(MPI_Request) * (total ? total : 1));
         MPI_Status *st = malloc(sizeof(MPI_Status) * (total ? total : 1));
         int *next = calloc(size, sizeof(int));
@@ -104,9 +87,10 @@ static void round_preposted(void)
         MPI_CHECK(MPI_Waitall((int)total, rq, st));
         for (long k = 0; k < total; k++) {
             int src = st[k].MPI_SOURCE;
-            CHECK(src >= 1 && src < size && m[k][0] == src, "pre-posted receive %ld: source %d payload %d", k, src,
-                  m[k][0]);
-            CHECK(m[k][1] == next[src], "pre-posted: source %d message #%d in slot for #%d", src, m[k][1], next[src]);
+            CHECK(src >= 1 && src < size && m[k][0] == src, "pre-posted receive %ld: source %d payload %d", k,
+                  src, m[k][0]);
+            CHECK(m[k][1] == next[src], "pre-posted: source %d message #%d in slot for #%d", src, m[k][1],
+                  next[src]);
             next[src]++;
         }
         free(m);

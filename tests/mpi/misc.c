@@ -7,14 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL misc: " __VA_ARGS__);                                                      \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "misc"
+#define CHECK_LINE
+#include "check.h"
 
 int main(int argc, char **argv)
 {

@@ -19,21 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK rank
+#define CHECK_ABORT_IF 0 /* exit(1) alone: some checks run before MPI_Init */
+#include "check.h"
+
 static int rank = -1;
 
-#define FAIL(...)                                                                                            \
-    do {                                                                                                     \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                             \
-        fprintf(stderr, __VA_ARGS__);                                                                        \
-        fprintf(stderr, " (rank %d)\n", rank);                                                               \
-        fflush(stderr);                                                                                      \
-        exit(1);                                                                                             \
-    } while (0)
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond))                                                                                         \
-            FAIL(__VA_ARGS__);                                                                               \
-    } while (0)
 #define EXPECT(call, code)                                                                                   \
     do {                                                                                                     \
         int rc_ = (call);                                                                                    \

@@ -14,29 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
-
 static unsigned char pat(int src, int tag, size_t i)
 {
     uint32_t x = (uint32_t)i * 2654435761u ^ (uint32_t)src * 0x9E3779B9u ^ (uint32_t)tag * 0x85EBCA6Bu;
@@ -56,8 +37,8 @@ static void verify(const unsigned char *b, size_t n, int src, int tag, const cha
 {
     for (size_t i = 0; i < n; i++)
         if (b[i] != pat(src, tag, i))
-            FAIL("%s: byte %zu of %zu from src %d tag %d is 0x%02x, expected 0x%02x", what, i, n, src,
-                 tag, b[i], pat(src, tag, i));
+            FAIL("%s: byte %zu of %zu from src %d tag %d is 0x%02x, expected 0x%02x", what, i, n, src, tag,
+                 b[i], pat(src, tag, i));
 }
 
 #define GUARD 64
@@ -234,8 +215,8 @@ static void test_sendrecv(void)
             memset(rbuf, 0, n);
             guard_set(rbuf, n);
             /* the receive count is larger than the message */
-            MPI_CHECK(MPI_Sendrecv(sbuf, n, MPI_BYTE, dest, stag, rbuf, n + GUARD, MPI_BYTE, src,
-                                   MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+            MPI_CHECK(MPI_Sendrecv(sbuf, n, MPI_BYTE, dest, stag, rbuf, n + GUARD, MPI_BYTE, src, MPI_ANY_TAG,
+                                   MPI_COMM_WORLD, &st));
             check_status(&st, src, stag, n, "Sendrecv");
             verify(rbuf, n, src, stag, "Sendrecv");
             guard_check(rbuf, n, "Sendrecv");
@@ -248,8 +229,7 @@ static void test_sendrecv(void)
         MPI_Status st;
         for (int i = 0; i < 10; i++)
             out[i] = rank * 1000 + i;
-        MPI_CHECK(MPI_Sendrecv(out, 10, MPI_INT, dest, tag, in, 10, MPI_INT, src, tag, MPI_COMM_WORLD,
-                               &st));
+        MPI_CHECK(MPI_Sendrecv(out, 10, MPI_INT, dest, tag, in, 10, MPI_INT, src, tag, MPI_COMM_WORLD, &st));
         for (int i = 0; i < 10; i++)
             CHECK(in[i] == src * 1000 + i, "Sendrecv ints: in[%d]=%d", i, in[i]);
         check_status(&st, src, tag, 40, "Sendrecv ints");
@@ -276,12 +256,10 @@ static void test_sendrecv_replace(void)
         for (int i = 0; i < 5; i++)
             v[i] = rank * 10 + i;
         int right = (rank + 1) % size, left = (rank + size - 1) % size;
-        MPI_CHECK(MPI_Sendrecv_replace(v, 5, MPI_INT, right, 1, left, 1, MPI_COMM_WORLD,
-                                       MPI_STATUS_IGNORE));
+        MPI_CHECK(MPI_Sendrecv_replace(v, 5, MPI_INT, right, 1, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         for (int i = 0; i < 5; i++)
             CHECK(v[i] == left * 10 + i, "Sendrecv_replace ints: v[%d]=%d", i, v[i]);
-        MPI_CHECK(MPI_Sendrecv_replace(v, 5, MPI_INT, left, 2, right, 2, MPI_COMM_WORLD,
-                                       MPI_STATUS_IGNORE));
+        MPI_CHECK(MPI_Sendrecv_replace(v, 5, MPI_INT, left, 2, right, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         for (int i = 0; i < 5; i++)
             CHECK(v[i] == rank * 10 + i, "Sendrecv_replace ints back: v[%d]=%d", i, v[i]);
     }
@@ -292,8 +270,7 @@ static void check_null_status(const MPI_Status *st, const char *what)
     int cnt = -1;
     CHECK(st->MPI_SOURCE == MPI_PROC_NULL, "%s: status.MPI_SOURCE %d, expected MPI_PROC_NULL", what,
           st->MPI_SOURCE);
-    CHECK(st->MPI_TAG == MPI_ANY_TAG, "%s: status.MPI_TAG %d, expected MPI_ANY_TAG", what,
-          st->MPI_TAG);
+    CHECK(st->MPI_TAG == MPI_ANY_TAG, "%s: status.MPI_TAG %d, expected MPI_ANY_TAG", what, st->MPI_TAG);
     MPI_CHECK(MPI_Get_count(st, MPI_BYTE, &cnt));
     CHECK(cnt == 0, "%s: Get_count %d, expected 0", what, cnt);
     MPI_CHECK(MPI_Get_count(st, MPI_INT, &cnt));
@@ -315,13 +292,12 @@ static void test_proc_null(void)
     MPI_CHECK(MPI_Recv(v, 4, MPI_INT, MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
     check_null_status(&st, "Recv(ANY_TAG) from MPI_PROC_NULL");
     memset(&st, 0x5c, sizeof st);
-    MPI_CHECK(MPI_Sendrecv(v, 4, MPI_INT, MPI_PROC_NULL, 1, v, 4, MPI_INT, MPI_PROC_NULL, 1,
-                           MPI_COMM_WORLD, &st));
+    MPI_CHECK(
+        MPI_Sendrecv(v, 4, MPI_INT, MPI_PROC_NULL, 1, v, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
     check_null_status(&st, "Sendrecv with MPI_PROC_NULL");
     CHECK(v[0] == 1 && v[3] == 4, "Sendrecv with MPI_PROC_NULL modified the buffer");
     memset(&st, 0x5c, sizeof st);
-    MPI_CHECK(MPI_Sendrecv_replace(v, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_PROC_NULL, 1, MPI_COMM_WORLD,
-                                   &st));
+    MPI_CHECK(MPI_Sendrecv_replace(v, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
     check_null_status(&st, "Sendrecv_replace with MPI_PROC_NULL");
     CHECK(v[0] == 1 && v[3] == 4, "Sendrecv_replace with MPI_PROC_NULL modified the buffer");
     /* half-open chain: first rank receives from PROC_NULL, last sends to it */
@@ -335,8 +311,8 @@ static void test_proc_null(void)
             CHECK(in == -1, "chain Sendrecv from MPI_PROC_NULL wrote %d", in);
         } else {
             CHECK(in == src + 500, "chain Sendrecv got %d, expected %d", in, src + 500);
-            CHECK(st.MPI_SOURCE == src && st.MPI_TAG == 9, "chain Sendrecv status %d/%d",
-                  st.MPI_SOURCE, st.MPI_TAG);
+            CHECK(st.MPI_SOURCE == src && st.MPI_TAG == 9, "chain Sendrecv status %d/%d", st.MPI_SOURCE,
+                  st.MPI_TAG);
         }
     }
 }
@@ -353,7 +329,8 @@ int main(int argc, char **argv)
 
     double t0 = MPI_Wtime();
     test_sizes();
-    if (getenv("T") && rank == 0) fprintf(stderr, "sizes %.3f\n", MPI_Wtime() - t0);
+    if (getenv("T") && rank == 0)
+        fprintf(stderr, "sizes %.3f\n", MPI_Wtime() - t0);
     test_ring(1, 10);
     test_ring(4096, 11);
     test_ring(1 << 20, 12);

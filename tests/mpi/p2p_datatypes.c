@@ -16,28 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
 #include <complex.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -80,43 +63,43 @@ static int v(int src, int i)
     return src * 37 + i * 3 + 1;
 }
 
-#define BASIC(T, MT, GEN)                                                                          \
-    do {                                                                                           \
-        T a_[NB], b_[NB];                                                                          \
-        MPI_Status st_;                                                                            \
-        for (int i = 0; i < NB; i++) {                                                             \
-            int x = v(rank, i);                                                                    \
-            a_[i] = (T)(GEN);                                                                      \
-        }                                                                                          \
-        memset(b_, 0, sizeof b_);                                                                  \
-        xfer(a_, NB, MT, b_, NB, MT, &st_);                                                        \
-        for (int i = 0; i < NB; i++) {                                                             \
-            int x = v(partner, i);                                                                 \
-            T e_ = (T)(GEN);                                                                       \
-            CHECK(b_[i] == e_, "%s: element %d wrong", #MT, i);                                    \
-        }                                                                                          \
-        check_counts(&st_, MT, NB, NB, #MT);                                                       \
+#define BASIC(T, MT, GEN)                                                                                    \
+    do {                                                                                                     \
+        T a_[NB], b_[NB];                                                                                    \
+        MPI_Status st_;                                                                                      \
+        for (int i = 0; i < NB; i++) {                                                                       \
+            int x = v(rank, i);                                                                              \
+            a_[i] = (T)(GEN);                                                                                \
+        }                                                                                                    \
+        memset(b_, 0, sizeof b_);                                                                            \
+        xfer(a_, NB, MT, b_, NB, MT, &st_);                                                                  \
+        for (int i = 0; i < NB; i++) {                                                                       \
+            int x = v(partner, i);                                                                           \
+            T e_ = (T)(GEN);                                                                                 \
+            CHECK(b_[i] == e_, "%s: element %d wrong", #MT, i);                                              \
+        }                                                                                                    \
+        check_counts(&st_, MT, NB, NB, #MT);                                                                 \
     } while (0)
 
-#define PAIR(VT, MT)                                                                               \
-    do {                                                                                           \
-        struct {                                                                                   \
-            VT val;                                                                                \
-            int idx;                                                                               \
-        } a_[NB], b_[NB];                                                                          \
-        MPI_Status st_;                                                                            \
-        for (int i = 0; i < NB; i++) {                                                             \
-            a_[i].val = (VT)(v(rank, i) % 1000);                                                   \
-            a_[i].idx = -v(rank, i);                                                               \
-        }                                                                                          \
-        memset(b_, 0, sizeof b_);                                                                  \
-        xfer(a_, NB, MT, b_, NB, MT, &st_);                                                        \
-        for (int i = 0; i < NB; i++)                                                               \
-            CHECK(b_[i].val == (VT)(v(partner, i) % 1000) && b_[i].idx == -v(partner, i),          \
-                  "%s: pair %d wrong", #MT, i);                                                    \
-        int c_ = -1;                                                                               \
-        MPI_CHECK(MPI_Get_count(&st_, MT, &c_));                                                   \
-        CHECK(c_ == NB, "%s: Get_count %d", #MT, c_);                                              \
+#define PAIR(VT, MT)                                                                                         \
+    do {                                                                                                     \
+        struct {                                                                                             \
+            VT val;                                                                                          \
+            int idx;                                                                                         \
+        } a_[NB], b_[NB];                                                                                    \
+        MPI_Status st_;                                                                                      \
+        for (int i = 0; i < NB; i++) {                                                                       \
+            a_[i].val = (VT)(v(rank, i) % 1000);                                                             \
+            a_[i].idx = -v(rank, i);                                                                         \
+        }                                                                                                    \
+        memset(b_, 0, sizeof b_);                                                                            \
+        xfer(a_, NB, MT, b_, NB, MT, &st_);                                                                  \
+        for (int i = 0; i < NB; i++)                                                                         \
+            CHECK(b_[i].val == (VT)(v(partner, i) % 1000) && b_[i].idx == -v(partner, i),                    \
+                  "%s: pair %d wrong", #MT, i);                                                              \
+        int c_ = -1;                                                                                         \
+        MPI_CHECK(MPI_Get_count(&st_, MT, &c_));                                                             \
+        CHECK(c_ == NB, "%s: Get_count %d", #MT, c_);                                                        \
     } while (0)
 
 static void basic_types(void)
@@ -261,8 +244,8 @@ static void vector_types(void)
     check_counts(&st, column, 1, 6, "contiguous -> column");
     for (int r = 0; r < 6; r++)
         for (int c = 0; c < 8; c++)
-            CHECK(m[r][c] == (c == 5 ? -(double)v(partner, r) : 1.0e6), "contiguous -> column: [%d][%d] = %g", r,
-                  c, m[r][c]);
+            CHECK(m[r][c] == (c == 5 ? -(double)v(partner, r) : 1.0e6), "contiguous -> column: [%d][%d] = %g",
+                  r, c, m[r][c]);
 
     /* blocks of 3 ints, stride 5, count 2 of them on the wire */
     int out[64], in[64];
@@ -425,7 +408,8 @@ static void struct_types(void)
     MPI_Aint base, fa;
     MPI_CHECK(MPI_Get_address(&probe, &base));
     MPI_CHECK(MPI_Get_address(&probe.b, &fa));
-    CHECK(fa - base == d_out[1], "Get_address difference %ld, expected %ld", (long)(fa - base), (long)d_out[1]);
+    CHECK(fa - base == d_out[1], "Get_address difference %ld, expected %ld", (long)(fa - base),
+          (long)d_out[1]);
 
     struct s_out so[5];
     struct s_in si[6];
@@ -440,10 +424,12 @@ static void struct_types(void)
     xfer(so, 5, tout, si, 6, tin, &st);
     check_counts(&st, tin, 5, 30, "struct -> struct");
     for (int i = 0; i < 5; i++) {
-        CHECK(si[i].a == v(partner, i) && si[i].b[0] == v(partner, i) + 0.5 && si[i].b[1] == -v(partner, i) - 0.25,
+        CHECK(si[i].a == v(partner, i) && si[i].b[0] == v(partner, i) + 0.5 &&
+                  si[i].b[1] == -v(partner, i) - 0.25,
               "struct -> struct: record %d numbers", i);
         for (int j = 0; j < 3; j++)
-            CHECK(si[i].c[j] == (char)('a' + (v(partner, i) + j) % 26), "struct -> struct: record %d char %d", i, j);
+            CHECK(si[i].c[j] == (char)('a' + (v(partner, i) + j) % 26), "struct -> struct: record %d char %d",
+                  i, j);
     }
     CHECK(si[5].a == 0x7f7f7f7f, "struct -> struct wrote past the message");
     MPI_CHECK(MPI_Type_free(&to0));

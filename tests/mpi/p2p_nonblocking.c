@@ -14,29 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
-
 static int rank, size, partner;
 
 static int val(int src, int tag, int i)
@@ -416,7 +397,8 @@ static void many_outstanding(void)
     MPI_CHECK(MPI_Waitall(2 * N, rq, MPI_STATUSES_IGNORE));
     for (int k = 0; k < N; k++)
         CHECK(in[k][0] == val(partner, k, 0) && in[k][1] == val(partner, k, 1),
-              "1000 outstanding, one tag: receive %d got message %d", k, (in[k][0] - partner * 1000003) / 1009);
+              "1000 outstanding, one tag: receive %d got message %d", k,
+              (in[k][0] - partner * 1000003) / 1009);
 }
 
 int main(int argc, char **argv)

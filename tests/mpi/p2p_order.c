@@ -16,28 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_rank = -1;
+#define CHECK_RANK g_rank
+#include "check.h"
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
+static int g_rank = -1;
 
 #define K 16
 #define SMALL 8
@@ -88,8 +70,8 @@ static void check_msg(const unsigned char *b, const MPI_Status *st, int src, int
 {
     int seq = (int)((const uint32_t *)b)[0], exp = phase * 1000 + i, cnt;
     CHECK(seq == exp, "%s: receive #%d got message #%d (out of order)", what, i, seq - phase * 1000);
-    CHECK(st->MPI_SOURCE == src && st->MPI_TAG == tag, "%s: receive #%d status source %d tag %d", what,
-          i, st->MPI_SOURCE, st->MPI_TAG);
+    CHECK(st->MPI_SOURCE == src && st->MPI_TAG == tag, "%s: receive #%d status source %d tag %d", what, i,
+          st->MPI_SOURCE, st->MPI_TAG);
     MPI_CHECK(MPI_Get_count(st, MPI_BYTE, &cnt));
     CHECK(cnt == msg_size(i), "%s: receive #%d count %d, expected %d", what, i, cnt, msg_size(i));
     const uint32_t *w = (const uint32_t *)b;
@@ -109,8 +91,8 @@ static void prepare(int phase)
 static void post_recvs(MPI_Request *rq, int from, int to, int wild, int tag)
 {
     for (int i = from; i < to; i++)
-        MPI_CHECK(MPI_Irecv(rbuf[i], LARGE, MPI_BYTE, wild ? MPI_ANY_SOURCE : left,
-                            wild ? MPI_ANY_TAG : tag, MPI_COMM_WORLD, &rq[i]));
+        MPI_CHECK(MPI_Irecv(rbuf[i], LARGE, MPI_BYTE, wild ? MPI_ANY_SOURCE : left, wild ? MPI_ANY_TAG : tag,
+                            MPI_COMM_WORLD, &rq[i]));
 }
 
 static void post_sends(MPI_Request *rq, int tag)
@@ -127,7 +109,9 @@ static void phase_run(int phase, int mode, int wild)
     int tag = 7 + phase;
     char what[80];
     snprintf(what, sizeof what, "phase %d (%s receives %s)", phase, wild ? "ANY_SOURCE/ANY_TAG" : "specific",
-             mode == 0 ? "before sends" : mode == 1 ? "after sends" : "half before, half after");
+             mode == 0   ? "before sends"
+             : mode == 1 ? "after sends"
+                         : "half before, half after");
     prepare(phase);
     int npre = mode == 0 ? K : mode == 1 ? 0 : K / 2;
     post_recvs(rr, 0, npre, wild, tag);
@@ -165,14 +149,14 @@ static void two_tags(int phase, int preposted)
     if (preposted)
         for (int k = 0; k < K; k++) {
             int i = slot[k];
-            MPI_CHECK(MPI_Irecv(rbuf[i], LARGE, MPI_BYTE, left, (i % 2) ? tagB : tagA, MPI_COMM_WORLD,
-                                &rr[k]));
+            MPI_CHECK(
+                MPI_Irecv(rbuf[i], LARGE, MPI_BYTE, left, (i % 2) ? tagB : tagA, MPI_COMM_WORLD, &rr[k]));
         }
     if (preposted)
         recvs_posted();
     for (int i = 0; i < K; i++)
-        MPI_CHECK(MPI_Isend(sbuf[i], msg_size(i), MPI_BYTE, right, (i % 2) ? tagB : tagA,
-                            MPI_COMM_WORLD, &sr[i]));
+        MPI_CHECK(
+            MPI_Isend(sbuf[i], msg_size(i), MPI_BYTE, right, (i % 2) ? tagB : tagA, MPI_COMM_WORLD, &sr[i]));
     if (!preposted)
         sends_posted();
     if (preposted) {
@@ -180,8 +164,8 @@ static void two_tags(int phase, int preposted)
     } else {
         for (int k = 0; k < K; k++) {
             int i = slot[k];
-            MPI_CHECK(MPI_Recv(rbuf[i], LARGE, MPI_BYTE, k % 2 ? left : MPI_ANY_SOURCE,
-                               (i % 2) ? tagB : tagA, MPI_COMM_WORLD, &st[k]));
+            MPI_CHECK(MPI_Recv(rbuf[i], LARGE, MPI_BYTE, k % 2 ? left : MPI_ANY_SOURCE, (i % 2) ? tagB : tagA,
+                               MPI_COMM_WORLD, &st[k]));
         }
     }
     MPI_CHECK(MPI_Waitall(K, sr, MPI_STATUSES_IGNORE));
@@ -205,8 +189,8 @@ static void blocking_stream(int phase)
     } else if (rank % 2 == 1) {
         for (int i = 0; i < K; i++) {
             int w = i % 2;
-            MPI_CHECK(MPI_Recv(rbuf[i], LARGE, MPI_BYTE, w ? MPI_ANY_SOURCE : rank - 1,
-                               w ? MPI_ANY_TAG : tag, MPI_COMM_WORLD, &st));
+            MPI_CHECK(MPI_Recv(rbuf[i], LARGE, MPI_BYTE, w ? MPI_ANY_SOURCE : rank - 1, w ? MPI_ANY_TAG : tag,
+                               MPI_COMM_WORLD, &st));
             check_msg(rbuf[i], &st, rank - 1, tag, phase, i, "blocking Send stream");
         }
     }

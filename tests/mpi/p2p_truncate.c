@@ -16,28 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_rank = -1;
+#define CHECK_RANK g_rank
+#include "check.h"
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
+static int g_rank = -1;
 
 #define GUARD 4096
 #define GB 0x5A
@@ -123,37 +105,39 @@ static void run_case(int sender, int receiver, int n, int cap, int mode)
         case 0:
         case 1:
         case 6:
-            rc = MPI_Recv(rb, cap, MPI_BYTE, mode == 6 ? MPI_ANY_SOURCE : sender, T_DATA, MPI_COMM_WORLD, &st);
-            CHECK(err_class(rc) == MPI_ERR_TRUNCATE, "%s: MPI_Recv returned class %d, expected MPI_ERR_TRUNCATE",
-                  what, err_class(rc));
+            rc =
+                MPI_Recv(rb, cap, MPI_BYTE, mode == 6 ? MPI_ANY_SOURCE : sender, T_DATA, MPI_COMM_WORLD, &st);
+            CHECK(err_class(rc) == MPI_ERR_TRUNCATE,
+                  "%s: MPI_Recv returned class %d, expected MPI_ERR_TRUNCATE", what, err_class(rc));
             break;
         case 3:
             MPI_CHECK(MPI_Irecv(rb, cap, MPI_BYTE, sender, T_DATA, MPI_COMM_WORLD, &rr));
             /* fall through */
         case 2:
             rc = MPI_Wait(&rr, &st);
-            CHECK(err_class(rc) == MPI_ERR_TRUNCATE, "%s: MPI_Wait returned class %d, expected MPI_ERR_TRUNCATE",
-                  what, err_class(rc));
+            CHECK(err_class(rc) == MPI_ERR_TRUNCATE,
+                  "%s: MPI_Wait returned class %d, expected MPI_ERR_TRUNCATE", what, err_class(rc));
             break;
         case 5: {
             int flag = 0;
             do
                 rc = MPI_Test(&rr, &flag, &st);
             while (rc == MPI_SUCCESS && !flag);
-            CHECK(err_class(rc) == MPI_ERR_TRUNCATE, "%s: MPI_Test returned class %d, expected MPI_ERR_TRUNCATE",
-                  what, err_class(rc));
+            CHECK(err_class(rc) == MPI_ERR_TRUNCATE,
+                  "%s: MPI_Test returned class %d, expected MPI_ERR_TRUNCATE", what, err_class(rc));
             break;
         }
         case 4: {
             MPI_Status sts[2];
             rc = MPI_Waitall(2, rrs, sts);
             CHECK(rc == MPI_ERR_IN_STATUS || err_class(rc) == MPI_ERR_IN_STATUS,
-                  "%s: MPI_Waitall returned %d (class %d), expected MPI_ERR_IN_STATUS", what, rc, err_class(rc));
+                  "%s: MPI_Waitall returned %d (class %d), expected MPI_ERR_IN_STATUS", what, rc,
+                  err_class(rc));
             if (sts[0].MPI_ERROR == MPI_ERR_PENDING) /* legal: not yet complete */
                 MPI_CHECK(MPI_Wait(&rrs[0], &sts[0]));
             else
-                CHECK(sts[0].MPI_ERROR == MPI_SUCCESS, "%s: Waitall status[0].MPI_ERROR %d, expected MPI_SUCCESS",
-                      what, sts[0].MPI_ERROR);
+                CHECK(sts[0].MPI_ERROR == MPI_SUCCESS,
+                      "%s: Waitall status[0].MPI_ERROR %d, expected MPI_SUCCESS", what, sts[0].MPI_ERROR);
             CHECK(okv == 77, "%s: the good message of the Waitall is %d", what, okv);
             CHECK(err_class(sts[1].MPI_ERROR) == MPI_ERR_TRUNCATE,
                   "%s: Waitall status[1].MPI_ERROR class %d, expected MPI_ERR_TRUNCATE", what,
@@ -179,8 +163,8 @@ static void run_case(int sender, int receiver, int n, int cap, int mode)
         if (self) {
             for (int i = 0; i < n; i++)
                 sbuf[i] = val(rank, n + 1, i);
-            MPI_CHECK(MPI_Sendrecv(sbuf, n, MPI_BYTE, rank, T_AFTER, b, n, MPI_BYTE, rank, T_AFTER, MPI_COMM_WORLD,
-                                   &st));
+            MPI_CHECK(MPI_Sendrecv(sbuf, n, MPI_BYTE, rank, T_AFTER, b, n, MPI_BYTE, rank, T_AFTER,
+                                   MPI_COMM_WORLD, &st));
         } else {
             MPI_CHECK(MPI_Recv(b, n, MPI_BYTE, sender, T_AFTER, MPI_COMM_WORLD, &st));
         }

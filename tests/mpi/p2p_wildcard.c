@@ -11,29 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK g_rank
+#include "check.h"
+
 static int g_rank = -1;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d)\n", g_rank);                                                   \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                \
-    } while (0)
-
 static int rank, size;
 
 /* value i of the message from src with tag */
@@ -58,8 +39,8 @@ static void any_source_any_tag(void)
             CHECK(src >= 1 && src < size, "ANY_SOURCE: status.MPI_SOURCE %d out of range", src);
             CHECK(!seen[src], "ANY_SOURCE: source %d seen twice", src);
             seen[src] = 1;
-            CHECK(st.MPI_TAG == 10 + src, "ANY_TAG: status.MPI_TAG %d from %d, expected %d", st.MPI_TAG,
-                  src, 10 + src);
+            CHECK(st.MPI_TAG == 10 + src, "ANY_TAG: status.MPI_TAG %d from %d, expected %d", st.MPI_TAG, src,
+                  10 + src);
             MPI_CHECK(MPI_Get_count(&st, MPI_INT, &cnt));
             CHECK(cnt == 3 * src + 1, "ANY_SOURCE: Get_count %d from %d, expected %d", cnt, src, 3 * src + 1);
             for (int i = 0; i < cnt; i++)
@@ -118,10 +99,13 @@ static void get_count_types(void)
         int n;
         const char *name;
     } cases[] = {
-        {MPI_CHAR, 1, 13, "MPI_CHAR"},     {MPI_SHORT, (int)sizeof(short), 9, "MPI_SHORT"},
-        {MPI_INT, (int)sizeof(int), 6, "MPI_INT"}, {MPI_DOUBLE, (int)sizeof(double), 5, "MPI_DOUBLE"},
+        {MPI_CHAR, 1, 13, "MPI_CHAR"},
+        {MPI_SHORT, (int)sizeof(short), 9, "MPI_SHORT"},
+        {MPI_INT, (int)sizeof(int), 6, "MPI_INT"},
+        {MPI_DOUBLE, (int)sizeof(double), 5, "MPI_DOUBLE"},
         {MPI_LONG_LONG, (int)sizeof(long long), 4, "MPI_LONG_LONG"},
-        {MPI_BYTE, 1, 0, "MPI_BYTE (0)"},  {MPI_FLOAT, (int)sizeof(float), 1, "MPI_FLOAT"},
+        {MPI_BYTE, 1, 0, "MPI_BYTE (0)"},
+        {MPI_FLOAT, (int)sizeof(float), 1, "MPI_FLOAT"},
     };
     int nc = (int)(sizeof cases / sizeof cases[0]);
     for (int c = 0; c < nc; c++) {
@@ -232,8 +216,8 @@ static void iprobe_false(void)
         CHECK(!flag, "Iprobe on a duplicate communicator sees a message of the original");
         flag = 0;
         MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
-        CHECK(flag && st.MPI_SOURCE == size - 1 && st.MPI_TAG == 600, "Iprobe(ANY, ANY) flag %d src %d tag %d",
-              flag, st.MPI_SOURCE, st.MPI_TAG);
+        CHECK(flag && st.MPI_SOURCE == size - 1 && st.MPI_TAG == 600,
+              "Iprobe(ANY, ANY) flag %d src %d tag %d", flag, st.MPI_SOURCE, st.MPI_TAG);
         MPI_CHECK(MPI_Recv(&w, 1, MPI_INT, size - 1, 600, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(w == 4242, "message after probes: %d", w);
         flag = 1;

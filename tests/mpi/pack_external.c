@@ -14,14 +14,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL pack_external: " __VA_ARGS__);                                             \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "pack_external"
+#define CHECK_LINE
+#include "check.h"
 
 static unsigned char buf[256];
 

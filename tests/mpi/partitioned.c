@@ -19,26 +19,15 @@
 #include <stdlib.h>
 
 #define TEST_NAME "partitioned"
+#define CHECK_RANK rank
+#include "check.h"
+
 #define PARTS 8
 #define PCOUNT 5
 #define N (PARTS * PCOUNT)
 
 static int rank = -1, size;
 
-#define FAIL(...)                                                                                            \
-    do {                                                                                                     \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                             \
-        fprintf(stderr, __VA_ARGS__);                                                                        \
-        fprintf(stderr, " (rank %d)\n", rank);                                                               \
-        fflush(stderr);                                                                                      \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                                        \
-        exit(1);                                                                                             \
-    } while (0)
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond))                                                                                         \
-            FAIL(__VA_ARGS__);                                                                               \
-    } while (0)
 #define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed (line %d)", #call, __LINE__)
 #define ECLASS(call, cls)                                                                                    \
     do {                                                                                                     \

@@ -10,14 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(c, ...)                                                       \
-    do {                                                                    \
-        if (!(c)) {                                                         \
-            fprintf(stderr, "FAIL persistent: " __VA_ARGS__);               \
-            fprintf(stderr, " (rank %d, line %d)\n", rank, __LINE__);       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                   \
-        }                                                                   \
-    } while (0)
+#define TEST_NAME "persistent"
+#define CHECK_RANK rank
+#define CHECK_LINE
+#include "check.h"
 
 static int rank;
 
@@ -90,8 +86,8 @@ int main(int argc, char **argv)
             MPI_Startall(2, rq);
             MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
             for (int i = 0; i < 2 * N; i++)
-                CHECK(rb[i] == (i % 2 ? -1 : left * 7919 + it * 101 + i), "freed vector type: iteration %d int %d is %d",
-                      it, i, rb[i]);
+                CHECK(rb[i] == (i % 2 ? -1 : left * 7919 + it * 101 + i),
+                      "freed vector type: iteration %d int %d is %d", it, i, rb[i]);
         }
         MPI_Request_free(&rq[0]);
         MPI_Request_free(&rq[1]);
@@ -111,10 +107,10 @@ int main(int argc, char **argv)
         if (from == MPI_PROC_NULL) {
             CHECK(r == -1, "a receive from PROC_NULL wrote data");
 #ifdef MBMPI_VERSION_STRING /* MPICH 4.0.2 leaves another source here */
-            CHECK(sts[0].MPI_SOURCE == MPI_PROC_NULL, "PROC_NULL receive status source %d", sts[0].MPI_SOURCE);
+            CHECK(sts[0].MPI_SOURCE == MPI_PROC_NULL, "PROC_NULL receive status source %d",
+                  sts[0].MPI_SOURCE);
 #endif
-        }
-        else
+        } else
             CHECK(r == from, "chain value %d", r);
         MPI_Request_free(&rq[0]);
         MPI_Request_free(&rq[1]);

@@ -22,18 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TEST_NAME "proto_paths"
+#define CHECK_RANK rank
+#define CHECK_LINE
+#include "check.h"
+
 static int rank, size, eager_mode;
 static size_t req_min; /* receives smaller than this send no REQ */
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "FAIL proto_paths: ");                        \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, " (rank %d, line %d)\n", rank, __LINE__);     \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-        }                                                                 \
-    } while (0)
 
 static unsigned long long stat(const char *name)
 {
@@ -70,8 +65,8 @@ static void status_is(const MPI_Status *st, int src, int tag, int count, const c
 {
     int n;
     MPI_Get_count(st, MPI_BYTE, &n);
-    CHECK(st->MPI_SOURCE == src && st->MPI_TAG == tag && n == count, "%s: status src %d tag %d count %d", what,
-          st->MPI_SOURCE, st->MPI_TAG, n);
+    CHECK(st->MPI_SOURCE == src && st->MPI_TAG == tag && n == count, "%s: status src %d tag %d count %d",
+          what, st->MPI_SOURCE, st->MPI_TAG, n);
 }
 
 /* 1. receive first: the write protocol. */
@@ -127,8 +122,8 @@ static void send_first(size_t n, const char *counter)
         MPI_Send(&go, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
         /* the "go" message is eager too */
-        EXPECT(stat(counter) == c0 + (strcmp(counter, "eager_msgs") ? 1 : 2), "send-first of %zu bytes did not count as %s", n,
-               counter);
+        EXPECT(stat(counter) == c0 + (strcmp(counter, "eager_msgs") ? 1 : 2),
+               "send-first of %zu bytes did not count as %s", n, counter);
     } else if (rank == 1) {
         /* ANY_SOURCE: no REQ; the first message is then unexpected here. */
         MPI_Recv(&go, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &st);
@@ -227,7 +222,7 @@ static void cancel_with_req(size_t n)
         MPI_Request rq;
         memset(buf, 0xee, n);
         MPI_Irecv(buf, (int)n, MPI_BYTE, 0, 10, MPI_COMM_WORLD, &rq);
-        MPI_Send(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD); /* behind the REQ */
+        MPI_Send(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);                    /* behind the REQ */
         MPI_Recv(&go, 1, MPI_INT, MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, &st); /* rank 0 has seen the REQ */
         MPI_Cancel(&rq);
         MPI_Wait(&rq, &st);

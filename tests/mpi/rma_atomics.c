@@ -29,14 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL rma_atomics: " __VA_ARGS__);                                               \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "rma_atomics"
+#define CHECK_LINE
+#include "check.h"
 
 enum { K = 8, KG = 3, N = 4 };
 

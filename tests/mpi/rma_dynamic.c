@@ -16,14 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL rma_dynamic: " __VA_ARGS__);                                               \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "rma_dynamic"
+#define CHECK_LINE
+#include "check.h"
 
 enum { M = 7 };
 

@@ -33,14 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL rma_errors: " __VA_ARGS__);                                                \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "rma_errors"
+#define CHECK_LINE
+#include "check.h"
 
 /* the window: buf[LO .. LO+WN), its base 64-byte aligned: MPICH 4.0.2 (ch4)
  * misplaces RMA into windows of MPI_Win_create whose base is not 16-byte

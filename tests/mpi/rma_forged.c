@@ -13,14 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL rma_forged: " __VA_ARGS__);                                                \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "rma_forged"
+#define CHECK_LINE
+#include "check.h"
 
 enum { N = 64 };
 

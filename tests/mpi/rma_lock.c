@@ -24,14 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL rma_lock: " __VA_ARGS__);                                                  \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "rma_lock"
+#define CHECK_LINE
+#include "check.h"
 
 enum { ITER = 10, M = 6, REP = 3, SLOTS = 8 };
 

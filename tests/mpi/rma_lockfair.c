@@ -12,14 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL rma_lockfair: " __VA_ARGS__);                                              \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "rma_lockfair"
+#define CHECK_LINE
+#include "check.h"
 
 static void round_of(MPI_Win win, int rank, int size, int self_type)
 {

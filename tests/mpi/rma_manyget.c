@@ -15,21 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHECK_RANK rank
+#include "check.h"
+
 #define NGET 20000
 #define LEN 64
 #define WIN (64 * 1024)
 
 static int rank = -1;
-
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                         \
-            fprintf(stderr, __VA_ARGS__);                                                                    \
-            fprintf(stderr, " (rank %d)\n", rank);                                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
 
 int main(int argc, char **argv)
 {

@@ -21,14 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL rma_pscw: " __VA_ARGS__);                                                  \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "rma_pscw"
+#define CHECK_LINE
+#include "check.h"
 
 enum { M = 5, O_FL = 0, O_FR = M, O_RO = 2 * M, O_ACC = 3 * M, O_ZERO = 4 * M, NINT = 5 * M };
 

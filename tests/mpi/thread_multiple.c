@@ -24,26 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FAIL(...)                                                                                            \
-    do {                                                                                                     \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                             \
-        fprintf(stderr, __VA_ARGS__);                                                                        \
-        fprintf(stderr, " (rank %d)\n", rank);                                                               \
-        fflush(stderr);                                                                                      \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                                        \
-        exit(1);                                                                                             \
-    } while (0)
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond))                                                                                         \
-            FAIL(__VA_ARGS__);                                                                               \
-    } while (0)
-#define MPI_CHECK(call)                                                                                      \
-    do {                                                                                                     \
-        int rc_ = (call);                                                                                    \
-        if (rc_ != MPI_SUCCESS)                                                                              \
-            FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                          \
-    } while (0)
+#define CHECK_RANK rank
+#include "check.h"
 
 #define NT 4
 #define NFOP 200

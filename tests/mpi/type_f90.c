@@ -10,14 +10,9 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#define CHECK(c, ...)                                                                                        \
-    do {                                                                                                     \
-        if (!(c)) {                                                                                          \
-            fprintf(stderr, "FAIL type_f90: " __VA_ARGS__);                                                  \
-            fprintf(stderr, " (line %d)\n", __LINE__);                                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                                    \
-        }                                                                                                    \
-    } while (0)
+#define TEST_NAME "type_f90"
+#define CHECK_LINE
+#include "check.h"
 
 static void check_type(MPI_Datatype t, int combiner, int ni, const int *want, int size)
 {
