@@ -1435,7 +1435,7 @@ static int part_ready(const char *fn, mpii_request_t *r, int i)
 
 int MPI_Pready(int partition, MPI_Request request)
 {
-    mpii_request_t *r;
+    mpii_request_t *r = NULL;
     int rc;
 
     MPII_CHECK_INIT("MPI_Pready");
@@ -1445,7 +1445,7 @@ int MPI_Pready(int partition, MPI_Request request)
 
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    mpii_request_t *r;
+    mpii_request_t *r = NULL;
     int rc;
 
     MPII_CHECK_INIT("MPI_Pready_range");
@@ -1462,7 +1462,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 
 int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
-    mpii_request_t *r;
+    mpii_request_t *r = NULL;
     int rc;
 
     MPII_CHECK_INIT("MPI_Pready_list");
@@ -1478,7 +1478,7 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
 
 int MPI_Parrived(MPI_Request request, int partition, int *flag)
 {
-    mpii_request_t *r;
+    mpii_request_t *r = NULL;
     int rc;
 
     MPII_CHECK_INIT("MPI_Parrived");
