@@ -24,6 +24,7 @@ typedef struct comm_proto {
 
 static mpii_comm_t **comms;
 static int ncomms;
+static MPI_Comm session_world = MPI_COMM_NULL;
 
 mpii_comm_t *mpii_comm_get(MPI_Comm comm)
 {
@@ -149,8 +150,26 @@ int mpii_comm_world_init(void)
     c->handle = MPI_COMM_SELF;
     comms[MPI_COMM_SELF] = c;
     strcpy(c->name, "MPI_COMM_SELF");
-    mpii_g.next_ctx = 4;
+    /* the sessions' hidden communicator of all processes (mpi/session.c):
+     * context 4 at every process, so no agreement is needed */
+    ranks = malloc((size_t)mpii_g.size * sizeof(int));
+    if (!ranks)
+        return MPI_ERR_NO_MEM;
+    for (i = 0; i < mpii_g.size; i++)
+        ranks[i] = i;
+    rc = comm_create(mpii_g.size, ranks, mpii_g.rank, 4, MPI_ERRORS_RETURN, &c);
+    free(ranks);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    strcpy(c->name, "mbmpi session world");
+    session_world = c->handle;
+    mpii_g.next_ctx = 6;
     return MPI_SUCCESS;
+}
+
+MPI_Comm mpii_session_world(void)
+{
+    return session_world;
 }
 
 void mpii_comm_finalize(void)

@@ -41,6 +41,11 @@ static int eh_valid(MPI_Errhandler h)
     return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT || (u && u->refs > 0);
 }
 
+int mpii_errhandler_valid(MPI_Errhandler h)
+{
+    return eh_valid(h);
+}
+
 __attribute__((noreturn)) static void err_fatal(int errcode, const char *msg)
 {
     fflush(stdout);
@@ -300,4 +305,27 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     MPII_CHECK_INIT("MPI_File_call_errhandler");
     return obj_call_eh(mpii_file_errhandler(fh), fh, MPI_ERR_FILE, "file", errorcode,
                        "MPI_File_call_errhandler");
+}
+
+/* ----------------------------------------------------------- sessions */
+
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+{
+    MPII_CHECK_INIT("MPI_Session_set_errhandler");
+    return obj_set_eh(mpii_session_errhandler(session), session, MPI_ERR_SESSION, "session", errhandler,
+                      "MPI_Session_set_errhandler");
+}
+
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+{
+    MPII_CHECK_INIT("MPI_Session_get_errhandler");
+    return obj_get_eh(mpii_session_errhandler(session), session, MPI_ERR_SESSION, "session", errhandler,
+                      "MPI_Session_get_errhandler");
+}
+
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
+{
+    MPII_CHECK_INIT("MPI_Session_call_errhandler");
+    return obj_call_eh(mpii_session_errhandler(session), session, MPI_ERR_SESSION, "session", errorcode,
+                       "MPI_Session_call_errhandler");
 }

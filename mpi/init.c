@@ -323,15 +323,22 @@ static int transport_open(void)
     return rc;
 }
 
+/* The world model (MPI_Init .. MPI_Finalize) and the sessions (MPI 4.0
+ * 11.3) share the library: whichever comes first starts it, the last to
+ * finish shuts it down. It does not start again after that. */
+static int world_init, world_fin;
+
 static int mpi_init_common(void)
 {
     proto_params_t pp = {0};
     int rc;
 
-    if (mpii_g.initialized) {
-        fprintf(stderr, "mbmpi: MPI_Init: called twice\n");
+    if (mpii_g.finalized) {
+        fprintf(stderr, "mbmpi: MPI_Init: the library has been finalized; it does not start again\n");
         return MPI_ERR_OTHER;
     }
+    if (mpii_g.initialized)
+        return MPI_SUCCESS; /* started by a session */
     ut_log_init();
     if (ut_cfg_load(&mpii_cfg_table) != UT_OK)
         return MPI_ERR_OTHER;
@@ -418,17 +425,50 @@ static int mpi_init_common(void)
 /* the thread that called MPI_Init(_thread): MPI_Is_thread_main */
 static pthread_t main_thread;
 
+/* Start for the world model (MPI_Init) or a session at thread level `level`
+ * (a session that asks for more than the library runs at raises it). */
+static int runtime_start(int level)
+{
+    if (!mpii_g.initialized) {
+        mpii_g.thread_level = level;
+        main_thread = pthread_self();
+    } else if (level > mpii_g.thread_level) {
+        mpii_g.thread_level = level;
+    }
+    mpii_mt_on = mpii_g.thread_level == MPI_THREAD_MULTIPLE;
+    return mpi_init_common();
+}
+
+int mpii_runtime_start(int thread_level)
+{
+    return runtime_start(thread_level);
+}
+
+static int world_start(int level)
+{
+    int rc;
+
+    if (world_init) {
+        fprintf(stderr, "mbmpi: MPI_Init: called twice\n");
+        return MPI_ERR_OTHER;
+    }
+    rc = runtime_start(level);
+    if (rc == MPI_SUCCESS)
+        world_init = 1;
+    return rc;
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    mpii_g.thread_level = MPI_THREAD_SINGLE;
-    main_thread = pthread_self();
-    return mpi_init_common();
+    return world_start(MPI_THREAD_SINGLE);
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    int rc;
+
     (void)argc;
     (void)argv;
     if (!provided)
@@ -438,13 +478,11 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
      * allows any thread as long as the calls are serialized).
      * MPI_THREAD_MULTIPLE serializes them itself, with one lock around every
      * call (mpi/mt.h). */
-    mpii_g.thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
-                          : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
-                                                           : required;
+    rc = world_start(required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                     : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                      : required);
     *provided = mpii_g.thread_level;
-    mpii_mt_on = mpii_g.thread_level == MPI_THREAD_MULTIPLE;
-    main_thread = pthread_self();
-    return mpi_init_common();
+    return rc;
 }
 
 int MPI_Query_thread(int *provided)
@@ -465,11 +503,12 @@ int MPI_Is_thread_main(int *flag)
     return MPI_SUCCESS;
 }
 
+/* (the world model's state: a session alone leaves both false) */
 int MPI_Initialized(int *flag)
 {
     if (!flag)
         return MPI_ERR_ARG;
-    *flag = mpii_g.initialized;
+    *flag = world_init;
     return MPI_SUCCESS;
 }
 
@@ -477,7 +516,7 @@ int MPI_Finalized(int *flag)
 {
     if (!flag)
         return MPI_ERR_ARG;
-    *flag = mpii_g.finalized;
+    *flag = world_fin;
     return MPI_SUCCESS;
 }
 
@@ -582,16 +621,12 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
     return mpii_err(NULL, MPI_ERR_ARG, "MPIX_Stat_get", "unknown counter \"%s\"", name);
 }
 
-int MPI_Finalize(void)
+/* Shut the library down: every process comes here once (its last
+ * MPI_Finalize or MPI_Session_finalize), then keeps progressing until all
+ * ranks are there (the store's fence), so no rank closes its endpoint while
+ * a peer still needs it. */
+static void runtime_stop(void)
 {
-    MPII_CHECK_INIT("MPI_Finalize");
-    /* Attributes of MPI_COMM_SELF (then MPI_COMM_WORLD) are deleted before
-     * anything else (MPI 3.1 8.7.1); buffered sends are delivered. */
-    mpii_mpi3_finalize();
-    /* Everyone reaches Finalize, then keeps progressing until all ranks are
-     * there (the store's fence), so no rank closes its endpoint while a peer
-     * still needs it. */
-    MPI_Barrier(MPI_COMM_WORLD);
     if (mpii_g.m) {
         int done = 0;
         if (boot_fence_begin(mpii_g.boot) == UT_OK) {
@@ -611,6 +646,7 @@ int MPI_Finalize(void)
     mpii_datatype_finalize();
     mpii_scratch_release();
     mpii_nbc_finalize();
+    mpii_session_finalize();
     proto_destroy(mpii_g.p);
     mbcf_destroy(mpii_g.m);
     if (mpii_g.tl)
@@ -621,6 +657,27 @@ int MPI_Finalize(void)
     mpii_g.tl = NULL;
     mpii_g.boot = NULL;
     mpii_g.finalized = 1;
+}
+
+void mpii_runtime_release(void)
+{
+    if (mpii_session_count() == 0 && (!world_init || world_fin))
+        runtime_stop();
+}
+
+int MPI_Finalize(void)
+{
+    MPII_CHECK_INIT("MPI_Finalize");
+    if (!world_init || world_fin)
+        return mpii_err(NULL, MPI_ERR_OTHER, "MPI_Finalize", "%s",
+                        world_fin ? "called twice"
+                                  : "called without MPI_Init (sessions end with MPI_Session_finalize)");
+    /* Attributes of MPI_COMM_SELF (then MPI_COMM_WORLD) are deleted before
+     * anything else (MPI 3.1 8.7.1); buffered sends are delivered. */
+    mpii_mpi3_finalize();
+    MPI_Barrier(MPI_COMM_WORLD);
+    world_fin = 1;
+    mpii_runtime_release(); /* not while a session is open */
     return MPI_SUCCESS;
 }
 

@@ -199,6 +199,20 @@ int mpii_intercomm_create(const char *fn, MPI_Comm local_comm, int local_leader,
                           int remote_leader, int tag, int coll, MPI_Comm *newintercomm);
 /* a file's error handler (MPI_FILE_NULL's too), NULL for an invalid handle (mpi/io.c) */
 MPI_Errhandler *mpii_file_errhandler(MPI_File file);
+/* a session's error handler, NULL for an invalid handle; sessions open (mpi/session.c) */
+MPI_Errhandler *mpii_session_errhandler(MPI_Session session);
+int mpii_session_count(void);
+void mpii_session_finalize(void);
+/* an error handler an object may be given (mpi/errhandler.c) */
+int mpii_errhandler_valid(MPI_Errhandler h);
+/* mpi/init.c: start the library for a session (MPI_SUCCESS when it runs
+ * already; an error once it has shut down), and let it shut down when
+ * neither the world model nor a session needs it any more */
+int mpii_runtime_start(int thread_level);
+void mpii_runtime_release(void);
+/* mpi/comm.c: the hidden communicator of all processes that
+ * MPI_Comm_create_from_group works over */
+MPI_Comm mpii_session_world(void);
 /* mpi/win.c: non-zero for a window handle in use; its predefined attribute
  * keyval's value (MPI_WIN_BASE ...): 1 and *val set, or 0. */
 int mpii_win_valid(MPI_Win win);

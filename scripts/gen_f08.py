@@ -32,7 +32,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "mpi", "fortran", "mpi_f08.f90")
 
-HANDLES = ["Comm", "Datatype", "Group", "Request", "Op", "Errhandler", "Info", "Win", "File", "Message"]
+HANDLES = ["Comm", "Datatype", "Group", "Request", "Op", "Errhandler", "Info", "Win", "File", "Message", "Session"]
 # INTEGER arguments that are LOGICAL in Fortran (the bindings convert them)
 LOGICALS = {"flag", "periods", "reorder", "remain_dims", "commute", "high", "weighted"}
 # addresses the standard gives as TYPE(C_PTR) in mpi_f08
@@ -70,7 +70,7 @@ for _obj in ("Comm", "Type", "Win"):
       integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
     end subroutine MPI_%(o)s_delete_attr_function
 """ % {"o": _obj, "t": _t, "l": _obj.lower()}
-for _obj, _a in (("Comm", "comm"), ("Win", "win"), ("File", "file")):
+for _obj, _a in (("Comm", "comm"), ("Win", "win"), ("File", "file"), ("Session", "session")):
     ABSTRACT += """    subroutine MPI_%(o)s_errhandler_function(%(a)s, error_code)
       import :: MPI_%(o)s
       type(MPI_%(o)s) :: %(a)s

@@ -307,3 +307,118 @@ int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     memcpy(f_status, c_status, sizeof(*c_status));
     return MPI_SUCCESS;
 }
+
+/* ---- sessions (MPI 4.0 11.3) ---- */
+
+void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierr)
+{
+    MPI_Session s = MPI_SESSION_NULL;
+    *ierr = MPI_Session_init(*info, *errhandler, &s);
+    *session = s;
+}
+
+void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr)
+{
+    MPI_Session s = *session;
+    *ierr = MPI_Session_finalize(&s);
+    *session = s;
+}
+
+void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierr)
+{
+    *ierr = MPI_Session_get_num_psets(*session, *info, npset_names);
+}
+
+/* PSET_LEN 0 asks for the length; else the name goes into PSET_NAME, blank-padded */
+void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len,
+                               char *pset_name, MPI_Fint *ierr, size_t pset_name_len)
+{
+    char buf[MPI_MAX_PSET_NAME_LEN];
+    int len = *pset_len ? (int)sizeof buf : 0;
+    *ierr = MPI_Session_get_nth_pset(*session, *info, *n, &len, len ? buf : NULL);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    if (*pset_len) {
+        mf_fstring(buf, pset_name, pset_name_len < (size_t)*pset_len ? pset_name_len : (size_t)*pset_len);
+        *pset_len = len - 1; /* (Fortran strings have no terminating null) */
+    } else {
+        *pset_len = len - 1;
+    }
+}
+
+void mpi_session_get_pset_info_(MPI_Fint *session, const char *pset_name, MPI_Fint *info, MPI_Fint *ierr,
+                                size_t pset_name_len)
+{
+    char *s = mf_cstring(pset_name, pset_name_len);
+    MPI_Info i = MPI_INFO_NULL;
+    *ierr = s ? MPI_Session_get_pset_info(*session, s, &i) : MPI_ERR_NO_MEM;
+    free(s);
+    *info = i;
+}
+
+void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    MPI_Info i = MPI_INFO_NULL;
+    *ierr = MPI_Session_get_info(*session, &i);
+    *info_used = i;
+}
+
+void mpi_group_from_session_pset_(MPI_Fint *session, const char *pset_name, MPI_Fint *newgroup,
+                                  MPI_Fint *ierr, size_t pset_name_len)
+{
+    char *s = mf_cstring(pset_name, pset_name_len);
+    MPI_Group g = MPI_GROUP_NULL;
+    *ierr = s ? MPI_Group_from_session_pset(*session, s, &g) : MPI_ERR_NO_MEM;
+    free(s);
+    *newgroup = g;
+}
+
+void mpi_comm_create_from_group_(MPI_Fint *group, const char *stringtag, MPI_Fint *info, MPI_Fint *errhandler,
+                                 MPI_Fint *newcomm, MPI_Fint *ierr, size_t stringtag_len)
+{
+    char *s = mf_cstring(stringtag, stringtag_len);
+    MPI_Comm c = MPI_COMM_NULL;
+    *ierr = s ? MPI_Comm_create_from_group(*group, s, *info, *errhandler, &c) : MPI_ERR_NO_MEM;
+    free(s);
+    *newcomm = c;
+}
+
+void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group,
+                                       MPI_Fint *remote_leader, const char *stringtag, MPI_Fint *info,
+                                       MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierr,
+                                       size_t stringtag_len)
+{
+    char *s = mf_cstring(stringtag, stringtag_len);
+    MPI_Comm c = MPI_COMM_NULL;
+    *ierr = s ? MPI_Intercomm_create_from_groups(*local_group, *local_leader, *remote_group, *remote_leader,
+                                                 s, *info, *errhandler, &c)
+              : MPI_ERR_NO_MEM;
+    free(s);
+    *newintercomm = c;
+}
+
+void mpi_session_create_errhandler_(MPI_Session_errhandler_function *session_errhandler_fn,
+                                    MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    MPI_Errhandler e = MPI_ERRHANDLER_NULL;
+    /* the handler gets the session handle and the code by reference, as Fortran passes them */
+    *ierr = MPI_Session_create_errhandler(session_errhandler_fn, &e);
+    *errhandler = e;
+}
+
+void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    *ierr = MPI_Session_set_errhandler(*session, *errhandler);
+}
+
+void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    MPI_Errhandler e = MPI_ERRHANDLER_NULL;
+    *ierr = MPI_Session_get_errhandler(*session, &e);
+    *errhandler = e;
+}
+
+void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    *ierr = MPI_Session_call_errhandler(*session, *errorcode);
+}

@@ -54,6 +54,10 @@ module mbmpi_f08_types
     sequence
     integer :: MPI_VAL
   end type MPI_Message
+  type :: MPI_Session
+    sequence
+    integer :: MPI_VAL
+  end type MPI_Session
   type :: MPI_Status
     sequence
     integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR
@@ -64,7 +68,7 @@ end module mbmpi_f08_types
 module mbmpi_f08_f77
   use, intrinsic :: iso_c_binding, only: c_ptr
   use mbmpi_f08_types, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_COUNT_KIND, MPI_Status, &
-      MPI_Comm, MPI_Datatype, MPI_Group, MPI_Request, MPI_Op, MPI_Errhandler, MPI_Info, MPI_Win, MPI_File, MPI_Message
+      MPI_Comm, MPI_Datatype, MPI_Group, MPI_Request, MPI_Op, MPI_Errhandler, MPI_Info, MPI_Win, MPI_File, MPI_Message, MPI_Session
   implicit none
   interface
     subroutine mpi_comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
@@ -1252,6 +1256,100 @@ module mbmpi_f08_f77
       integer :: level
       integer :: ierror
     end subroutine mpi_pcontrol
+    subroutine mpi_session_init(info, errhandler, session, ierror)
+      import
+      type(MPI_Info) :: info
+      type(MPI_Errhandler) :: errhandler
+      type(MPI_Session) :: session
+      integer :: ierror
+    end subroutine mpi_session_init
+    subroutine mpi_session_finalize(session, ierror)
+      import
+      type(MPI_Session) :: session
+      integer :: ierror
+    end subroutine mpi_session_finalize
+    subroutine mpi_session_get_num_psets(session, info, npset_names, ierror)
+      import
+      type(MPI_Session) :: session
+      type(MPI_Info) :: info
+      integer :: npset_names
+      integer :: ierror
+    end subroutine mpi_session_get_num_psets
+    subroutine mpi_session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+      import
+      type(MPI_Session) :: session
+      type(MPI_Info) :: info
+      integer :: n
+      integer :: pset_len
+      character(len=*) :: pset_name
+      integer :: ierror
+    end subroutine mpi_session_get_nth_pset
+    subroutine mpi_session_get_pset_info(session, pset_name, info, ierror)
+      import
+      type(MPI_Session) :: session
+      character(len=*) :: pset_name
+      type(MPI_Info) :: info
+      integer :: ierror
+    end subroutine mpi_session_get_pset_info
+    subroutine mpi_session_get_info(session, info_used, ierror)
+      import
+      type(MPI_Session) :: session
+      type(MPI_Info) :: info_used
+      integer :: ierror
+    end subroutine mpi_session_get_info
+    subroutine mpi_group_from_session_pset(session, pset_name, newgroup, ierror)
+      import
+      type(MPI_Session) :: session
+      character(len=*) :: pset_name
+      type(MPI_Group) :: newgroup
+      integer :: ierror
+    end subroutine mpi_group_from_session_pset
+    subroutine mpi_comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+      import
+      type(MPI_Group) :: group
+      character(len=*) :: stringtag
+      type(MPI_Info) :: info
+      type(MPI_Errhandler) :: errhandler
+      type(MPI_Comm) :: newcomm
+      integer :: ierror
+    end subroutine mpi_comm_create_from_group
+    subroutine mpi_intercomm_create_from_groups(local_group, local_leader, remote_group, &
+        remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+      import
+      type(MPI_Group) :: local_group
+      integer :: local_leader
+      type(MPI_Group) :: remote_group
+      integer :: remote_leader
+      character(len=*) :: stringtag
+      type(MPI_Info) :: info
+      type(MPI_Errhandler) :: errhandler
+      type(MPI_Comm) :: newintercomm
+      integer :: ierror
+    end subroutine mpi_intercomm_create_from_groups
+    subroutine mpi_session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+      import
+      external :: session_errhandler_fn
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine mpi_session_create_errhandler
+    subroutine mpi_session_set_errhandler(session, errhandler, ierror)
+      import
+      type(MPI_Session) :: session
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine mpi_session_set_errhandler
+    subroutine mpi_session_get_errhandler(session, errhandler, ierror)
+      import
+      type(MPI_Session) :: session
+      type(MPI_Errhandler) :: errhandler
+      integer :: ierror
+    end subroutine mpi_session_get_errhandler
+    subroutine mpi_session_call_errhandler(session, errorcode, ierror)
+      import
+      type(MPI_Session) :: session
+      integer :: errorcode
+      integer :: ierror
+    end subroutine mpi_session_call_errhandler
     subroutine mpi_info_create(info, ierror)
       import
       type(MPI_Info) :: info
@@ -3830,6 +3928,19 @@ module mpi_f08
       f77_alloc_mem => mpi_alloc_mem, &
       f77_free_mem => mpi_free_mem, &
       f77_pcontrol => mpi_pcontrol, &
+      f77_session_init => mpi_session_init, &
+      f77_session_finalize => mpi_session_finalize, &
+      f77_session_get_num_psets => mpi_session_get_num_psets, &
+      f77_session_get_nth_pset => mpi_session_get_nth_pset, &
+      f77_session_get_pset_info => mpi_session_get_pset_info, &
+      f77_session_get_info => mpi_session_get_info, &
+      f77_group_from_session_pset => mpi_group_from_session_pset, &
+      f77_comm_create_from_group => mpi_comm_create_from_group, &
+      f77_intercomm_create_from_groups => mpi_intercomm_create_from_groups, &
+      f77_session_create_errhandler => mpi_session_create_errhandler, &
+      f77_session_set_errhandler => mpi_session_set_errhandler, &
+      f77_session_get_errhandler => mpi_session_get_errhandler, &
+      f77_session_call_errhandler => mpi_session_call_errhandler, &
       f77_info_create => mpi_info_create, &
       f77_info_create_env => mpi_info_create_env, &
       f77_info_set => mpi_info_set, &
@@ -4118,69 +4229,73 @@ module mpi_f08
   private :: f77_errhandler_free, f77_comm_create_errhandler, f77_errhandler_create, f77_comm_call_errhandler
   private :: f77_add_error_class, f77_add_error_code, f77_add_error_string, f77_error_string
   private :: f77_error_class, f77_alloc_mem, f77_free_mem, f77_pcontrol
-  private :: f77_info_create, f77_info_create_env, f77_info_set, f77_info_delete
-  private :: f77_info_get, f77_info_get_valuelen, f77_info_get_string, f77_info_get_nkeys
-  private :: f77_info_get_nthkey, f77_info_dup, f77_info_free, f77_file_open
-  private :: f77_file_close, f77_file_delete, f77_file_set_view, f77_file_get_view
-  private :: f77_file_set_size, f77_file_preallocate, f77_file_get_size, f77_file_get_position
-  private :: f77_file_get_position_shared, f77_file_get_group, f77_file_get_amode, f77_file_get_info
-  private :: f77_file_get_errhandler, f77_file_set_info, f77_file_set_errhandler, f77_file_call_errhandler
-  private :: f77_file_create_errhandler, f77_file_get_byte_offset, f77_file_seek, f77_file_seek_shared
-  private :: f77_file_get_type_extent, f77_file_set_atomicity, f77_file_get_atomicity, f77_file_sync
-  private :: f77_file_read_at, f77_file_read_at_all, f77_file_write_at, f77_file_write_at_all
-  private :: f77_file_read, f77_file_read_all, f77_file_write, f77_file_write_all
-  private :: f77_file_read_shared, f77_file_write_shared, f77_file_read_ordered, f77_file_write_ordered
-  private :: f77_file_iread_at, f77_file_iwrite_at, f77_file_iread_at_all, f77_file_iwrite_at_all
-  private :: f77_file_iread, f77_file_iwrite, f77_file_iread_all, f77_file_iwrite_all
-  private :: f77_file_iread_shared, f77_file_iwrite_shared, f77_file_read_at_all_begin, f77_file_write_at_all_begin
-  private :: f77_file_read_all_begin, f77_file_write_all_begin, f77_file_read_ordered_begin, f77_file_write_ordered_begin
-  private :: f77_file_read_at_all_end, f77_file_write_at_all_end, f77_file_read_all_end, f77_file_write_all_end
-  private :: f77_file_read_ordered_end, f77_file_write_ordered_end, f77_send, f77_ssend
-  private :: f77_rsend, f77_bsend, f77_recv, f77_sendrecv
-  private :: f77_isendrecv, f77_isendrecv_replace, f77_sendrecv_replace, f77_isend
-  private :: f77_issend, f77_irsend, f77_ibsend, f77_send_init
-  private :: f77_ssend_init, f77_rsend_init, f77_bsend_init, f77_irecv
-  private :: f77_recv_init, f77_start, f77_startall, f77_psend_init
-  private :: f77_precv_init, f77_pready, f77_pready_range, f77_pready_list
-  private :: f77_parrived, f77_wait, f77_test, f77_waitall
-  private :: f77_testall, f77_waitany, f77_testany, f77_waitsome
-  private :: f77_testsome, f77_request_free, f77_request_get_status, f77_cancel
-  private :: f77_test_cancelled, f77_probe, f77_iprobe, f77_get_count
-  private :: f77_get_elements, f77_get_elements_x, f77_buffer_attach, f77_buffer_detach
-  private :: f77_mprobe, f77_improbe, f77_mrecv, f77_imrecv
-  private :: f77_status_set_elements, f77_status_set_elements_x, f77_status_set_cancelled, f77_grequest_start
-  private :: f77_grequest_complete, f77_graph_create, f77_graphdims_get, f77_graph_get
-  private :: f77_graph_neighbors_count, f77_graph_neighbors, f77_graph_map, f77_cart_map
-  private :: f77_dist_graph_create_adjacent, f77_dist_graph_create, f77_dist_graph_neighbors_count, f77_dist_graph_neighbors
-  private :: f77_neighbor_allgather, f77_neighbor_allgatherv, f77_neighbor_alltoall, f77_neighbor_alltoallv
-  private :: f77_neighbor_alltoallw, f77_ineighbor_allgather, f77_ineighbor_allgatherv, f77_ineighbor_alltoall
-  private :: f77_ineighbor_alltoallv, f77_ineighbor_alltoallw, f77_neighbor_allgather_init, f77_neighbor_allgatherv_init
-  private :: f77_neighbor_alltoall_init, f77_neighbor_alltoallv_init, f77_neighbor_alltoallw_init, f77_barrier_init
-  private :: f77_bcast_init, f77_reduce_init, f77_allreduce_init, f77_scatter_init
-  private :: f77_scatterv_init, f77_gather_init, f77_gatherv_init, f77_allgather_init
-  private :: f77_allgatherv_init, f77_alltoall_init, f77_alltoallv_init, f77_alltoallw_init
-  private :: f77_reduce_scatter_init, f77_reduce_scatter_block_init, f77_scan_init, f77_exscan_init
-  private :: f77_type_contiguous, f77_type_vector, f77_type_create_hvector, f77_type_hvector
-  private :: f77_type_indexed, f77_type_create_hindexed, f77_type_hindexed, f77_type_create_indexed_block
-  private :: f77_type_create_hindexed_block, f77_type_create_struct, f77_type_struct, f77_type_create_subarray
-  private :: f77_type_create_darray, f77_type_create_resized, f77_type_dup, f77_type_commit
-  private :: f77_type_free, f77_type_size, f77_type_size_x, f77_type_get_extent
-  private :: f77_type_get_true_extent, f77_type_get_extent_x, f77_type_get_true_extent_x, f77_type_extent
-  private :: f77_type_lb, f77_type_ub, f77_get_address, f77_address
-  private :: f77_type_get_envelope, f77_type_get_contents, f77_type_match_size, f77_type_create_f90_integer
-  private :: f77_type_create_f90_real, f77_type_create_f90_complex, f77_type_set_name, f77_type_get_name
-  private :: f77_pack, f77_unpack, f77_pack_size, f77_pack_external
-  private :: f77_unpack_external, f77_pack_external_size, f77_win_create, f77_win_allocate
-  private :: f77_win_allocate_shared, f77_win_shared_query, f77_win_create_dynamic, f77_win_attach
-  private :: f77_win_detach, f77_win_free, f77_win_get_group, f77_win_set_info
-  private :: f77_win_get_info, f77_win_set_name, f77_win_get_name, f77_win_create_errhandler
-  private :: f77_win_set_errhandler, f77_win_get_errhandler, f77_win_call_errhandler, f77_put
-  private :: f77_get, f77_accumulate, f77_get_accumulate, f77_fetch_and_op
-  private :: f77_compare_and_swap, f77_rput, f77_rget, f77_raccumulate
-  private :: f77_rget_accumulate, f77_win_fence, f77_win_post, f77_win_start
-  private :: f77_win_complete, f77_win_wait, f77_win_test, f77_win_lock
-  private :: f77_win_unlock, f77_win_lock_all, f77_win_unlock_all, f77_win_flush
-  private :: f77_win_flush_all, f77_win_flush_local, f77_win_flush_local_all, f77_win_sync
+  private :: f77_session_init, f77_session_finalize, f77_session_get_num_psets, f77_session_get_nth_pset
+  private :: f77_session_get_pset_info, f77_session_get_info, f77_group_from_session_pset, f77_comm_create_from_group
+  private :: f77_intercomm_create_from_groups, f77_session_create_errhandler, f77_session_set_errhandler, f77_session_get_errhandler
+  private :: f77_session_call_errhandler, f77_info_create, f77_info_create_env, f77_info_set
+  private :: f77_info_delete, f77_info_get, f77_info_get_valuelen, f77_info_get_string
+  private :: f77_info_get_nkeys, f77_info_get_nthkey, f77_info_dup, f77_info_free
+  private :: f77_file_open, f77_file_close, f77_file_delete, f77_file_set_view
+  private :: f77_file_get_view, f77_file_set_size, f77_file_preallocate, f77_file_get_size
+  private :: f77_file_get_position, f77_file_get_position_shared, f77_file_get_group, f77_file_get_amode
+  private :: f77_file_get_info, f77_file_get_errhandler, f77_file_set_info, f77_file_set_errhandler
+  private :: f77_file_call_errhandler, f77_file_create_errhandler, f77_file_get_byte_offset, f77_file_seek
+  private :: f77_file_seek_shared, f77_file_get_type_extent, f77_file_set_atomicity, f77_file_get_atomicity
+  private :: f77_file_sync, f77_file_read_at, f77_file_read_at_all, f77_file_write_at
+  private :: f77_file_write_at_all, f77_file_read, f77_file_read_all, f77_file_write
+  private :: f77_file_write_all, f77_file_read_shared, f77_file_write_shared, f77_file_read_ordered
+  private :: f77_file_write_ordered, f77_file_iread_at, f77_file_iwrite_at, f77_file_iread_at_all
+  private :: f77_file_iwrite_at_all, f77_file_iread, f77_file_iwrite, f77_file_iread_all
+  private :: f77_file_iwrite_all, f77_file_iread_shared, f77_file_iwrite_shared, f77_file_read_at_all_begin
+  private :: f77_file_write_at_all_begin, f77_file_read_all_begin, f77_file_write_all_begin, f77_file_read_ordered_begin
+  private :: f77_file_write_ordered_begin, f77_file_read_at_all_end, f77_file_write_at_all_end, f77_file_read_all_end
+  private :: f77_file_write_all_end, f77_file_read_ordered_end, f77_file_write_ordered_end, f77_send
+  private :: f77_ssend, f77_rsend, f77_bsend, f77_recv
+  private :: f77_sendrecv, f77_isendrecv, f77_isendrecv_replace, f77_sendrecv_replace
+  private :: f77_isend, f77_issend, f77_irsend, f77_ibsend
+  private :: f77_send_init, f77_ssend_init, f77_rsend_init, f77_bsend_init
+  private :: f77_irecv, f77_recv_init, f77_start, f77_startall
+  private :: f77_psend_init, f77_precv_init, f77_pready, f77_pready_range
+  private :: f77_pready_list, f77_parrived, f77_wait, f77_test
+  private :: f77_waitall, f77_testall, f77_waitany, f77_testany
+  private :: f77_waitsome, f77_testsome, f77_request_free, f77_request_get_status
+  private :: f77_cancel, f77_test_cancelled, f77_probe, f77_iprobe
+  private :: f77_get_count, f77_get_elements, f77_get_elements_x, f77_buffer_attach
+  private :: f77_buffer_detach, f77_mprobe, f77_improbe, f77_mrecv
+  private :: f77_imrecv, f77_status_set_elements, f77_status_set_elements_x, f77_status_set_cancelled
+  private :: f77_grequest_start, f77_grequest_complete, f77_graph_create, f77_graphdims_get
+  private :: f77_graph_get, f77_graph_neighbors_count, f77_graph_neighbors, f77_graph_map
+  private :: f77_cart_map, f77_dist_graph_create_adjacent, f77_dist_graph_create, f77_dist_graph_neighbors_count
+  private :: f77_dist_graph_neighbors, f77_neighbor_allgather, f77_neighbor_allgatherv, f77_neighbor_alltoall
+  private :: f77_neighbor_alltoallv, f77_neighbor_alltoallw, f77_ineighbor_allgather, f77_ineighbor_allgatherv
+  private :: f77_ineighbor_alltoall, f77_ineighbor_alltoallv, f77_ineighbor_alltoallw, f77_neighbor_allgather_init
+  private :: f77_neighbor_allgatherv_init, f77_neighbor_alltoall_init, f77_neighbor_alltoallv_init, f77_neighbor_alltoallw_init
+  private :: f77_barrier_init, f77_bcast_init, f77_reduce_init, f77_allreduce_init
+  private :: f77_scatter_init, f77_scatterv_init, f77_gather_init, f77_gatherv_init
+  private :: f77_allgather_init, f77_allgatherv_init, f77_alltoall_init, f77_alltoallv_init
+  private :: f77_alltoallw_init, f77_reduce_scatter_init, f77_reduce_scatter_block_init, f77_scan_init
+  private :: f77_exscan_init, f77_type_contiguous, f77_type_vector, f77_type_create_hvector
+  private :: f77_type_hvector, f77_type_indexed, f77_type_create_hindexed, f77_type_hindexed
+  private :: f77_type_create_indexed_block, f77_type_create_hindexed_block, f77_type_create_struct, f77_type_struct
+  private :: f77_type_create_subarray, f77_type_create_darray, f77_type_create_resized, f77_type_dup
+  private :: f77_type_commit, f77_type_free, f77_type_size, f77_type_size_x
+  private :: f77_type_get_extent, f77_type_get_true_extent, f77_type_get_extent_x, f77_type_get_true_extent_x
+  private :: f77_type_extent, f77_type_lb, f77_type_ub, f77_get_address
+  private :: f77_address, f77_type_get_envelope, f77_type_get_contents, f77_type_match_size
+  private :: f77_type_create_f90_integer, f77_type_create_f90_real, f77_type_create_f90_complex, f77_type_set_name
+  private :: f77_type_get_name, f77_pack, f77_unpack, f77_pack_size
+  private :: f77_pack_external, f77_unpack_external, f77_pack_external_size, f77_win_create
+  private :: f77_win_allocate, f77_win_allocate_shared, f77_win_shared_query, f77_win_create_dynamic
+  private :: f77_win_attach, f77_win_detach, f77_win_free, f77_win_get_group
+  private :: f77_win_set_info, f77_win_get_info, f77_win_set_name, f77_win_get_name
+  private :: f77_win_create_errhandler, f77_win_set_errhandler, f77_win_get_errhandler, f77_win_call_errhandler
+  private :: f77_put, f77_get, f77_accumulate, f77_get_accumulate
+  private :: f77_fetch_and_op, f77_compare_and_swap, f77_rput, f77_rget
+  private :: f77_raccumulate, f77_rget_accumulate, f77_win_fence, f77_win_post
+  private :: f77_win_start, f77_win_complete, f77_win_wait, f77_win_test
+  private :: f77_win_lock, f77_win_unlock, f77_win_lock_all, f77_win_unlock_all
+  private :: f77_win_flush, f77_win_flush_all, f77_win_flush_local, f77_win_flush_local_all
+  private :: f77_win_sync
 
   ! constants of mpif.h; handles typed
   integer, parameter :: MPI_VERSION = 3
@@ -4209,6 +4324,7 @@ module mpi_f08
   integer, parameter :: MPI_MAX_LIBRARY_VERSION_STRING = 256
   integer, parameter :: MPI_MAX_OBJECT_NAME = 128
   integer, parameter :: MPI_MAX_PORT_NAME = 256
+  integer, parameter :: MPI_MAX_PSET_NAME_LEN = 256
   integer, parameter :: MPI_THREAD_SINGLE = 0
   integer, parameter :: MPI_THREAD_FUNNELED = 1
   integer, parameter :: MPI_THREAD_SERIALIZED = 2
@@ -4423,6 +4539,7 @@ module mpi_f08
   integer, parameter :: MPI_WIN_SEPARATE = 1
   integer, parameter :: MPI_WIN_UNIFIED = 2
   type(MPI_File), parameter :: MPI_FILE_NULL = MPI_File(0)
+  type(MPI_Session), parameter :: MPI_SESSION_NULL = MPI_Session(0)
   integer, parameter :: MPI_MODE_CREATE = 1
   integer, parameter :: MPI_MODE_RDONLY = 2
   integer, parameter :: MPI_MODE_WRONLY = 4
@@ -4541,6 +4658,11 @@ module mpi_f08
       type(MPI_File) :: file
       integer :: error_code
     end subroutine MPI_File_errhandler_function
+    subroutine MPI_Session_errhandler_function(session, error_code)
+      import :: MPI_Session
+      type(MPI_Session) :: session
+      integer :: error_code
+    end subroutine MPI_Session_errhandler_function
     subroutine MPI_Grequest_query_function(extra_state, status, ierror)
       import :: MPI_Status, MPI_ADDRESS_KIND
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
@@ -4586,6 +4708,7 @@ module mpi_f08
     module procedure mbmpi_eq_win
     module procedure mbmpi_eq_file
     module procedure mbmpi_eq_message
+    module procedure mbmpi_eq_session
   end interface
   interface operator(/=)
     module procedure mbmpi_ne_comm
@@ -4598,11 +4721,14 @@ module mpi_f08
     module procedure mbmpi_ne_win
     module procedure mbmpi_ne_file
     module procedure mbmpi_ne_message
+    module procedure mbmpi_ne_session
   end interface
   private :: mbmpi_eq_comm, mbmpi_eq_datatype, mbmpi_eq_group, mbmpi_eq_request, mbmpi_eq_op
   private :: mbmpi_eq_errhandler, mbmpi_eq_info, mbmpi_eq_win, mbmpi_eq_file, mbmpi_eq_message
+  private :: mbmpi_eq_session
   private :: mbmpi_ne_comm, mbmpi_ne_datatype, mbmpi_ne_group, mbmpi_ne_request, mbmpi_ne_op
   private :: mbmpi_ne_errhandler, mbmpi_ne_info, mbmpi_ne_win, mbmpi_ne_file, mbmpi_ne_message
+  private :: mbmpi_ne_session
 
   interface MPI_SIZEOF
     subroutine mpi_sizeof_integer1(x, size, ierror)
@@ -5091,6 +5217,45 @@ module mpi_f08
   interface MPI_Pcontrol
     module procedure MPI_Pcontrol_f08
   end interface MPI_Pcontrol
+  interface MPI_Session_init
+    module procedure MPI_Session_init_f08
+  end interface MPI_Session_init
+  interface MPI_Session_finalize
+    module procedure MPI_Session_finalize_f08
+  end interface MPI_Session_finalize
+  interface MPI_Session_get_num_psets
+    module procedure MPI_Session_get_num_psets_f08
+  end interface MPI_Session_get_num_psets
+  interface MPI_Session_get_nth_pset
+    module procedure MPI_Session_get_nth_pset_f08
+  end interface MPI_Session_get_nth_pset
+  interface MPI_Session_get_pset_info
+    module procedure MPI_Session_get_pset_info_f08
+  end interface MPI_Session_get_pset_info
+  interface MPI_Session_get_info
+    module procedure MPI_Session_get_info_f08
+  end interface MPI_Session_get_info
+  interface MPI_Group_from_session_pset
+    module procedure MPI_Group_from_session_pset_f08
+  end interface MPI_Group_from_session_pset
+  interface MPI_Comm_create_from_group
+    module procedure MPI_Comm_create_from_group_f08
+  end interface MPI_Comm_create_from_group
+  interface MPI_Intercomm_create_from_groups
+    module procedure MPI_Intercomm_create_from_groups_f08
+  end interface MPI_Intercomm_create_from_groups
+  interface MPI_Session_create_errhandler
+    module procedure MPI_Session_create_errhandler_f08
+  end interface MPI_Session_create_errhandler
+  interface MPI_Session_set_errhandler
+    module procedure MPI_Session_set_errhandler_f08
+  end interface MPI_Session_set_errhandler
+  interface MPI_Session_get_errhandler
+    module procedure MPI_Session_get_errhandler_f08
+  end interface MPI_Session_get_errhandler
+  interface MPI_Session_call_errhandler
+    module procedure MPI_Session_call_errhandler_f08
+  end interface MPI_Session_call_errhandler
   interface MPI_Info_create
     module procedure MPI_Info_create_f08
   end interface MPI_Info_create
@@ -5930,6 +6095,14 @@ contains
     type(MPI_Message), intent(in) :: a, b
     mbmpi_ne_message = a%MPI_VAL /= b%MPI_VAL
   end function mbmpi_ne_message
+  elemental logical function mbmpi_eq_session(a, b)
+    type(MPI_Session), intent(in) :: a, b
+    mbmpi_eq_session = a%MPI_VAL == b%MPI_VAL
+  end function mbmpi_eq_session
+  elemental logical function mbmpi_ne_session(a, b)
+    type(MPI_Session), intent(in) :: a, b
+    mbmpi_ne_session = a%MPI_VAL /= b%MPI_VAL
+  end function mbmpi_ne_session
 
   subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
       extra_state, ierror)
@@ -7419,6 +7592,127 @@ contains
     call f77_pcontrol(level, mbmpi_ierr)
     if (present(ierror)) ierror = mbmpi_ierr
   end subroutine MPI_Pcontrol_f08
+  subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
+    type(MPI_Info) :: info
+    type(MPI_Errhandler) :: errhandler
+    type(MPI_Session) :: session
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_init(info, errhandler, session, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_init_f08
+  subroutine MPI_Session_finalize_f08(session, ierror)
+    type(MPI_Session) :: session
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_finalize(session, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_finalize_f08
+  subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
+    type(MPI_Session) :: session
+    type(MPI_Info) :: info
+    integer :: npset_names
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_get_num_psets(session, info, npset_names, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_get_num_psets_f08
+  subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
+    type(MPI_Session) :: session
+    type(MPI_Info) :: info
+    integer :: n
+    integer :: pset_len
+    character(len=*) :: pset_name
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_get_nth_pset(session, info, n, pset_len, pset_name, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_get_nth_pset_f08
+  subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
+    type(MPI_Session) :: session
+    character(len=*) :: pset_name
+    type(MPI_Info) :: info
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_get_pset_info(session, pset_name, info, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_get_pset_info_f08
+  subroutine MPI_Session_get_info_f08(session, info_used, ierror)
+    type(MPI_Session) :: session
+    type(MPI_Info) :: info_used
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_get_info(session, info_used, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_get_info_f08
+  subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
+    type(MPI_Session) :: session
+    character(len=*) :: pset_name
+    type(MPI_Group) :: newgroup
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_group_from_session_pset(session, pset_name, newgroup, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Group_from_session_pset_f08
+  subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
+    type(MPI_Group) :: group
+    character(len=*) :: stringtag
+    type(MPI_Info) :: info
+    type(MPI_Errhandler) :: errhandler
+    type(MPI_Comm) :: newcomm
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_comm_create_from_group(group, stringtag, info, errhandler, newcomm, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Comm_create_from_group_f08
+  subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, &
+      remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+    type(MPI_Group) :: local_group
+    integer :: local_leader
+    type(MPI_Group) :: remote_group
+    integer :: remote_leader
+    character(len=*) :: stringtag
+    type(MPI_Info) :: info
+    type(MPI_Errhandler) :: errhandler
+    type(MPI_Comm) :: newintercomm
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_intercomm_create_from_groups(local_group, local_leader, remote_group, &
+        remote_leader, stringtag, info, errhandler, newintercomm, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Intercomm_create_from_groups_f08
+  subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
+    external :: session_errhandler_fn
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_create_errhandler(session_errhandler_fn, errhandler, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_create_errhandler_f08
+  subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
+    type(MPI_Session) :: session
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_set_errhandler(session, errhandler, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_set_errhandler_f08
+  subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
+    type(MPI_Session) :: session
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_get_errhandler(session, errhandler, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_get_errhandler_f08
+  subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
+    type(MPI_Session) :: session
+    integer :: errorcode
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_session_call_errhandler(session, errorcode, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Session_call_errhandler_f08
   subroutine MPI_Info_create_f08(info, ierror)
     type(MPI_Info) :: info
     integer, optional, intent(out) :: ierror
