@@ -196,11 +196,11 @@ for s in $suites; do
         # mbshm's rings (a large write that fills the ring goes on from
         # progress, its state in the caller's op context), one-sided
         # operations into shared windows, attributes set from Fortran,
-        # MPI_THREAD_MULTIPLE, MPI-IO and MPI_T
+        # MPI_THREAD_MULTIPLE, MPI-IO, MPI_T, partitioned communication, sessions
         MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/mpi" \
             CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
             tests/mpi/run.sh --providers mbshm \
-            --filter 'rma_(fence|direct|atomics|shared) np=2|attr_lang np=2|(thread_multiple|io|mpit) np=2' \
+            --filter 'rma_(fence|direct|atomics|shared) np=2|attr_lang np=2|(thread_multiple|io|mpit|partitioned) np=2|session np=3' \
             2>&1 | tee "$log/ar"
         count "$log/ar"
         # the nonblocking collectives switch stacks (coroutines): under ASan too
