@@ -258,7 +258,8 @@ static kernel_fn kernel_for(MPI_Op op, MPI_Datatype t)
 /* user ops                                                            */
 
 typedef struct user_op {
-    MPI_User_function *fn;
+    MPI_User_function *fn; /* or an MPI_User_function_c when big */
+    int big;               /* MPI_Op_create_c: the length is an MPI_Count */
     int commute;
     int holds; /* pending nonblocking reductions: fn stays after MPI_Op_free */
     int freed; /* MPI_Op_free came while held: invalid for new calls */
@@ -320,9 +321,8 @@ void mpii_op_finalize(void)
     uops_cap = 0;
 }
 
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+static int op_create(const char *fn, MPI_User_function *user_fn, int big, int commute, MPI_Op *op)
 {
-    static const char fn[] = "MPI_Op_create";
     size_t i;
     MPII_CHECK_INIT(fn);
     if (!user_fn)
@@ -342,11 +342,23 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         uops_cap = ncap;
     }
     uops[i].fn = user_fn;
+    uops[i].big = big;
     uops[i].commute = commute != 0;
     uops[i].holds = 0;
     uops[i].freed = 0;
     *op = (MPI_Op)(MBMPI_OP_PREDEFINED_MAX + 1 + i);
     return MPI_SUCCESS;
+}
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create", user_fn, 0, commute, op);
+}
+
+/* MPI 4.0: the function gets the length as an MPI_Count */
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create_c", (MPI_User_function *)(void (*)(void))user_fn, 1, commute, op);
 }
 
 int MPI_Op_free(MPI_Op *op)
@@ -430,8 +442,12 @@ void mpii_op_apply(MPI_Op op, const void *invec, void *inoutvec, int count, MPI_
         return;
     if ((u = user_op_any(op)) != NULL) {
         int n = count;
+        MPI_Count nc = count;
         MPI_Datatype d = dt;
-        u->fn((void *)(uintptr_t)invec, inoutvec, &n, &d);
+        if (u->big)
+            ((MPI_User_function_c *)(void (*)(void))u->fn)((void *)(uintptr_t)invec, inoutvec, &nc, &d);
+        else
+            u->fn((void *)(uintptr_t)invec, inoutvec, &n, &d);
         return;
     }
     t = mpii_datatype_get(dt);

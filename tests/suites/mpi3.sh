@@ -31,6 +31,16 @@ else
     echo "not ok - mpi/include/mpi_pmpi.h is stale: run scripts/gen_pmpi_h.sh"
     fail=$((fail + 1))
 fi
+# mpi/large_count.c is generated from mpi.h's large-count block
+if command -v python3 >/dev/null && command -v clang-format >/dev/null; then
+    if python3 scripts/gen_large_count.py --check; then
+        echo "ok - mpi/large_count.c matches mpi.h (scripts/gen_large_count.py)"
+        pass=$((pass + 1))
+    else
+        echo "not ok - mpi/large_count.c is stale: run scripts/gen_large_count.py"
+        fail=$((fail + 1))
+    fi
+fi
 run --manifest tests/mpi3/manifest --providers shm
 run --manifest tests/mpi3/manifest.net --providers "tcp sockets"
 echo "$pass passed, $fail failed"

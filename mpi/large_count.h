@@ -1,0 +1,29 @@
+/*
+ * mpi/large_count.h: what the large-count calls (mpi/large_count.c, generated,
+ * and mpi/large_count_extra.c) share: converting MPI_Count / MPI_Aint
+ * arguments to the int counts mbmpi uses inside.
+ */
+#ifndef MBMPI_LARGE_COUNT_H
+#define MBMPI_LARGE_COUNT_H
+
+#include "mpi/mpi3.h"
+
+#include <stdlib.h>
+
+/* *out = v when it fits an int, else MPI_ERR_COUNT raised on comm (the
+ * argument named `what`) */
+int lc_int(const char *fn, MPI_Comm comm, const char *what, MPI_Count v, int *out);
+/* *out = v (an MPI_Aint holds every MPI_Count here) */
+int lc_aint(const char *fn, MPI_Comm comm, const char *what, MPI_Count v, MPI_Aint *out);
+/* a malloc'ed copy of the n 64-bit values at `in` (MPI_Count or MPI_Aint)
+ * as int / MPI_Aint; *out NULL when in is NULL or n <= 0 */
+int lc_array_int(const char *fn, MPI_Comm comm, const void *in, MPI_Count n, int **out);
+int lc_array_aint(const char *fn, MPI_Comm comm, const void *in, MPI_Count n, MPI_Aint **out);
+/* the length of a v-collective's arrays: the remote group's size for an
+ * inter-communicator, else the communicator's (0 for an invalid one) */
+int lc_nprocs(MPI_Comm comm);
+int lc_local_size(MPI_Comm comm);
+/* the root's arrays are significant here */
+int lc_at_root(MPI_Comm comm, int root);
+
+#endif /* MBMPI_LARGE_COUNT_H */

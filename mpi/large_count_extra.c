@@ -1,0 +1,133 @@
+/*
+ * mpi/large_count_extra.c: the helpers of the large-count calls (mpi/large_count.h)
+ * and the ones scripts/gen_large_count.py does not write: MPI_Type_get_envelope_c
+ * and MPI_Type_get_contents_c, whose argument lists differ from the int forms
+ * (mbmpi keeps no large counts in a type's contents: num_large_counts is 0).
+ * MPI_Op_create_c is in mpi/op.c.
+ */
+#include "mpi/large_count.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+int lc_int(const char *fn, MPI_Comm comm, const char *what, MPI_Count v, int *out)
+{
+    if (v < INT_MIN || v > INT_MAX)
+        return mpii_err(mpii_comm_get(comm), MPI_ERR_COUNT, fn,
+                        "%s = %lld: mbmpi's counts are int (up to %d)", what, (long long)v, INT_MAX);
+    *out = (int)v;
+    return MPI_SUCCESS;
+}
+
+int lc_aint(const char *fn, MPI_Comm comm, const char *what, MPI_Count v, MPI_Aint *out)
+{
+    (void)fn, (void)comm, (void)what;
+    *out = (MPI_Aint)v;
+    return MPI_SUCCESS;
+}
+
+static int lc_array(const char *fn, MPI_Comm comm, const void *in, MPI_Count n, void **out, int to_int)
+{
+    *out = NULL;
+    if (!in || n <= 0)
+        return MPI_SUCCESS;
+    if ((size_t)n > SIZE_MAX / sizeof(MPI_Aint))
+        return mpii_err(mpii_comm_get(comm), MPI_ERR_COUNT, fn, "%lld array elements", (long long)n);
+    *out = malloc((size_t)n * (to_int ? sizeof(int) : sizeof(MPI_Aint)));
+    if (!*out)
+        return mpii_err(mpii_comm_get(comm), MPI_ERR_NO_MEM, fn, "out of memory");
+    for (MPI_Count i = 0; i < n; i++) {
+        int64_t v;
+        memcpy(&v, (const char *)in + i * 8, 8); /* MPI_Count and MPI_Aint are both 64 bits */
+        if (!to_int) {
+            ((MPI_Aint *)*out)[i] = (MPI_Aint)v;
+        } else if (v < INT_MIN || v > INT_MAX) {
+            free(*out);
+            *out = NULL;
+            return mpii_err(mpii_comm_get(comm), MPI_ERR_COUNT, fn,
+                            "element %lld = %lld: mbmpi's counts are int (up to %d)", (long long)i,
+                            (long long)v, INT_MAX);
+        } else {
+            ((int *)*out)[i] = (int)v;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+_Static_assert(sizeof(MPI_Count) == 8 && sizeof(MPI_Aint) == 8, "64-bit MPI_Count and MPI_Aint");
+
+int lc_array_int(const char *fn, MPI_Comm comm, const void *in, MPI_Count n, int **out)
+{
+    void *p;
+    int rc = lc_array(fn, comm, in, n, &p, 1);
+    *out = p;
+    return rc;
+}
+
+int lc_array_aint(const char *fn, MPI_Comm comm, const void *in, MPI_Count n, MPI_Aint **out)
+{
+    void *p;
+    int rc = lc_array(fn, comm, in, n, &p, 0);
+    *out = p;
+    return rc;
+}
+
+int lc_nprocs(MPI_Comm comm)
+{
+    mpii_comm_t *c = mpii_comm_get(comm);
+    return !c ? 0 : c->is_inter ? c->peer_size : c->size;
+}
+
+int lc_local_size(MPI_Comm comm)
+{
+    mpii_comm_t *c = mpii_comm_get(comm);
+    return c ? c->size : 0;
+}
+
+int lc_at_root(MPI_Comm comm, int root)
+{
+    mpii_comm_t *c = mpii_comm_get(comm);
+    return c && (c->is_inter ? root == MPI_ROOT : root == c->rank);
+}
+
+int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
+                            MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
+{
+    int ni = 0, na = 0, nd = 0;
+    int rc;
+
+    if (!num_large_counts)
+        return mpii_err(NULL, MPI_ERR_ARG, "MPI_Type_get_envelope_c", "num_large_counts is NULL");
+    rc = MPI_Type_get_envelope(datatype, num_integers ? &ni : NULL, num_addresses ? &na : NULL,
+                               num_datatypes ? &nd : NULL, combiner);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *num_integers = ni;
+    *num_addresses = na;
+    *num_large_counts = 0;
+    *num_datatypes = nd;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                            MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                            MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                            MPI_Datatype array_of_datatypes[])
+{
+    static const char fn[] = "MPI_Type_get_contents_c";
+    int mi = 0, ma = 0, md = 0;
+    int rc;
+
+    (void)array_of_large_counts;
+    if (max_large_counts < 0)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "max_large_counts %lld is negative",
+                        (long long)max_large_counts);
+    /* (more room than a type has: as much as an int says is plenty) */
+    mi = max_integers > INT_MAX ? INT_MAX : (int)max_integers;
+    ma = max_addresses > INT_MAX ? INT_MAX : (int)max_addresses;
+    md = max_datatypes > INT_MAX ? INT_MAX : (int)max_datatypes;
+    rc = MPI_Type_get_contents(datatype, mi, ma, md, array_of_integers, array_of_addresses,
+                               array_of_datatypes);
+    return rc;
+}

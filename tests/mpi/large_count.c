@@ -1,0 +1,225 @@
+/*
+ * large_count: the large-count calls of MPI 4.0 (MPI_X_c, MPI_Count counts
+ * and MPI_Aint or MPI_Count displacements). Point to point (Send_c /
+ * Recv_c / Get_count_c, Isend_c / Irecv_c, Sendrecv_c, Bsend_c with
+ * Buffer_attach_c / Buffer_detach_c), datatypes (Type_contiguous_c,
+ * Type_create_hindexed_c and Type_create_struct_c with MPI_Count
+ * displacements, Type_size_c, Type_get_extent_c, Type_get_true_extent_c,
+ * Type_get_envelope_c / Type_get_contents_c), Pack_c / Unpack_c /
+ * Pack_size_c with an MPI_Count position, collectives (Bcast_c,
+ * Allreduce_c with an op of MPI_Op_create_c whose length is an MPI_Count,
+ * Gatherv_c with the arrays at the root only, Allgatherv_c, Alltoallv_c,
+ * Reduce_scatter_c, Reduce_local_c), one-sided (Win_allocate_c, Put_c,
+ * Get_c); counts above INT_MAX give MPI_ERR_COUNT (mbmpi's counts are int).
+ */
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TEST_NAME "large_count"
+static int rank = -1, size;
+#define CHECK_RANK rank
+#include "check.h"
+
+static MPI_Count big_len_seen; /* the length the _c op got */
+
+static void sum_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    big_len_seen = *len;
+    for (MPI_Count i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void p2p(void)
+{
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size, a[10], b[10], bsz;
+    MPI_Request r[2];
+    MPI_Status st;
+    MPI_Count n;
+    void *buf, *det;
+
+    for (int i = 0; i < 10; i++)
+        a[i] = rank * 100 + i;
+    MPI_CHECK(MPI_Irecv_c(b, (MPI_Count)10, MPI_INT, prev, 1, MPI_COMM_WORLD, &r[0]));
+    MPI_CHECK(MPI_Isend_c(a, (MPI_Count)10, MPI_INT, next, 1, MPI_COMM_WORLD, &r[1]));
+    MPI_CHECK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    CHECK(b[9] == prev * 100 + 9, "Isend_c / Irecv_c got %d", b[9]);
+    MPI_CHECK(MPI_Sendrecv_c(a, 7, MPI_INT, next, 2, b, 10, MPI_INT, prev, 2, MPI_COMM_WORLD, &st));
+    MPI_CHECK(MPI_Get_count_c(&st, MPI_INT, &n));
+    CHECK(n == 7, "Get_count_c gave %lld", (long long)n);
+    MPI_CHECK(MPI_Get_elements_c(&st, MPI_INT, &n));
+    CHECK(n == 7, "Get_elements_c gave %lld", (long long)n);
+    if (rank == 0) {
+        MPI_CHECK(MPI_Send_c(a, 10, MPI_INT, size - 1, 3, MPI_COMM_WORLD));
+    }
+    if (rank == size - 1) {
+        MPI_CHECK(MPI_Recv_c(b, 10, MPI_INT, 0, 3, MPI_COMM_WORLD, &st));
+        CHECK(b[3] == 3 && st.MPI_SOURCE == 0, "Send_c / Recv_c got %d from %d", b[3], st.MPI_SOURCE);
+    }
+    bsz = 10 * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+    buf = malloc((size_t)bsz);
+    MPI_CHECK(MPI_Buffer_attach_c(buf, bsz));
+    MPI_CHECK(MPI_Bsend_c(a, 10, MPI_INT, next, 4, MPI_COMM_WORLD));
+    MPI_CHECK(MPI_Recv_c(b, 10, MPI_INT, prev, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    MPI_CHECK(MPI_Buffer_detach_c(&det, &n));
+    CHECK(det == buf && n == bsz, "Buffer_detach_c gave %p %lld", det, (long long)n);
+    free(buf);
+}
+
+static void types(void)
+{
+    MPI_Datatype t, s;
+    MPI_Count sz, lb, ext, ni, na, nl, nd, disp[2] = {0, 16}, bl[2] = {1, 2};
+    MPI_Datatype types2[2] = {MPI_INT, MPI_DOUBLE};
+    int comb, ints[8], in[6] = {1, 2, 3, 4, 5, 6}, out[6] = {0}, pos_ok;
+    MPI_Aint addrs[8];
+    MPI_Datatype dts[8];
+    char packed[64];
+    MPI_Count pos = 0;
+
+    MPI_CHECK(MPI_Type_contiguous_c(3, MPI_INT, &t));
+    MPI_CHECK(MPI_Type_size_c(t, &sz));
+    CHECK(sz == 12, "Type_size_c gave %lld", (long long)sz);
+    MPI_CHECK(MPI_Type_get_envelope_c(t, &ni, &na, &nl, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_CONTIGUOUS && ni == 1 && na == 0 && nl == 0 && nd == 1,
+          "Type_get_envelope_c: combiner %d, %lld %lld %lld %lld", comb, (long long)ni, (long long)na,
+          (long long)nl, (long long)nd);
+    MPI_CHECK(MPI_Type_get_contents_c(t, 8, 8, 8, 8, ints, addrs, NULL, dts));
+    CHECK(ints[0] == 3 && dts[0] == MPI_INT, "Type_get_contents_c gave %d", ints[0]);
+    MPI_CHECK(MPI_Type_free(&t));
+
+    MPI_CHECK(MPI_Type_create_hindexed_c(2, bl, disp, MPI_INT, &t));
+    MPI_CHECK(MPI_Type_get_extent_c(t, &lb, &ext));
+    CHECK(lb == 0 && ext == 24, "hindexed_c extent %lld %lld", (long long)lb, (long long)ext);
+    MPI_CHECK(MPI_Type_get_true_extent_c(t, &lb, &ext));
+    CHECK(lb == 0 && ext == 24, "hindexed_c true extent %lld %lld", (long long)lb, (long long)ext);
+    MPI_CHECK(MPI_Type_free(&t));
+
+    disp[1] = 8;
+    MPI_CHECK(MPI_Type_create_struct_c(2, bl, disp, types2, &s));
+    MPI_CHECK(MPI_Type_size_c(s, &sz));
+    CHECK(sz == 4 + 16, "struct_c size %lld", (long long)sz);
+    MPI_CHECK(MPI_Type_free(&s));
+
+    /* pack 6 ints, then unpack them */
+    MPI_CHECK(MPI_Pack_size_c(6, MPI_INT, MPI_COMM_WORLD, &sz));
+    CHECK(sz >= 24 && sz <= (MPI_Count)sizeof packed, "Pack_size_c %lld", (long long)sz);
+    MPI_CHECK(MPI_Pack_c(in, 6, MPI_INT, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+    pos_ok = pos == 24;
+    CHECK(pos_ok, "Pack_c position %lld", (long long)pos);
+    pos = 0;
+    MPI_CHECK(MPI_Unpack_c(packed, sizeof packed, &pos, out, 6, MPI_INT, MPI_COMM_WORLD));
+    CHECK(pos == 24 && out[5] == 6, "Unpack_c: position %lld, %d", (long long)pos, out[5]);
+}
+
+static void collectives(void)
+{
+    int v = rank, sum = 0, *all, *mine, k;
+    MPI_Count *cnt = malloc((size_t)size * sizeof *cnt);
+    MPI_Aint *dsp = malloc((size_t)size * sizeof *dsp);
+    MPI_Op op;
+
+    all = malloc((size_t)size * (size_t)size * sizeof *all);
+    mine = malloc((size_t)size * sizeof *mine);
+    k = rank == 0 ? 42 : -1;
+    MPI_CHECK(MPI_Bcast_c(&k, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK(k == 42, "Bcast_c gave %d", k);
+    MPI_CHECK(MPI_Op_create_c(sum_c, 1, &op));
+    MPI_CHECK(MPI_Allreduce_c(&v, &sum, 1, MPI_INT, op, MPI_COMM_WORLD));
+    CHECK(sum == size * (size - 1) / 2, "Allreduce_c with an Op_create_c op gave %d", sum);
+    big_len_seen = 0;
+    MPI_CHECK(MPI_Reduce_local_c(&v, &sum, 1, MPI_INT, op));
+    CHECK(big_len_seen == 1, "the _c op saw length %lld", (long long)big_len_seen);
+    CHECK(sum == size * (size - 1) / 2 + rank, "Reduce_local_c gave %d", sum);
+    MPI_CHECK(MPI_Op_free(&op));
+
+    /* rank i contributes i + 1 ints of value i */
+    for (int i = 0; i < size; i++) {
+        cnt[i] = i + 1;
+        dsp[i] = (MPI_Aint)i * size;
+    }
+    for (int i = 0; i <= rank; i++)
+        mine[i] = rank;
+    memset(all, 0xff, (size_t)size * (size_t)size * sizeof *all);
+    /* the arrays matter at the root only: the others pass none */
+    MPI_CHECK(MPI_Gatherv_c(mine, rank + 1, MPI_INT, all, rank == 0 ? cnt : NULL, rank == 0 ? dsp : NULL,
+                            MPI_INT, 0, MPI_COMM_WORLD));
+    if (rank == 0)
+        for (int i = 0; i < size; i++)
+            CHECK(all[i * size + i] == i && (i + 1 == size || all[i * size + i + 1] == -1),
+                  "Gatherv_c block %d", i);
+    memset(all, 0xff, (size_t)size * (size_t)size * sizeof *all);
+    MPI_CHECK(MPI_Allgatherv_c(mine, rank + 1, MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
+    for (int i = 0; i < size; i++)
+        CHECK(all[i * size] == i && all[i * size + i] == i, "Allgatherv_c block %d", i);
+
+    /* each rank sends one int to each, its rank */
+    for (int i = 0; i < size; i++) {
+        cnt[i] = 1;
+        dsp[i] = i;
+        mine[i] = rank;
+    }
+    MPI_CHECK(MPI_Alltoallv_c(mine, cnt, dsp, MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
+    for (int i = 0; i < size; i++)
+        CHECK(all[i] == i, "Alltoallv_c got %d from %d", all[i], i);
+    /* reduce-scatter: one int each, the sum of the ranks */
+    MPI_CHECK(MPI_Reduce_scatter_c(mine, &v, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(v == size * (size - 1) / 2, "Reduce_scatter_c gave %d", v);
+    free(cnt);
+    free(dsp);
+    free(all);
+    free(mine);
+}
+
+static void rma(void)
+{
+    int *base = NULL, v = rank, got = -1;
+    MPI_Win win;
+
+    MPI_CHECK(MPI_Win_allocate_c((MPI_Aint)sizeof(int), (MPI_Aint)sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 &base, &win));
+    *base = -1;
+    MPI_CHECK(MPI_Win_fence(0, win));
+    MPI_CHECK(MPI_Put_c(&v, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win));
+    MPI_CHECK(MPI_Win_fence(0, win));
+    CHECK(*base == (rank + size - 1) % size, "Put_c gave %d", *base);
+    MPI_CHECK(MPI_Get_c(&got, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win));
+    MPI_CHECK(MPI_Win_fence(0, win));
+    CHECK(got == rank, "Get_c gave %d", got);
+    MPI_CHECK(MPI_Win_free(&win));
+}
+
+static void errors(void)
+{
+    int x = 0, cls = -1;
+    MPI_Datatype t;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Error_class(MPI_Send_c(&x, (MPI_Count)INT_MAX + 1, MPI_INT, rank, 0, MPI_COMM_WORLD), &cls);
+    CHECK(cls == MPI_ERR_COUNT, "Send_c of INT_MAX + 1 elements gave class %d", cls);
+    MPI_Error_class(MPI_Type_contiguous_c((MPI_Count)1 << 40, MPI_INT, &t), &cls);
+    CHECK(cls == MPI_ERR_COUNT, "Type_contiguous_c of 2^40 gave class %d", cls);
+    MPI_Error_class(MPI_Recv_c(&x, -1, MPI_INT, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), &cls);
+    CHECK(cls == MPI_ERR_COUNT, "Recv_c of -1 elements gave class %d", cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    p2p();
+    types();
+    collectives();
+    rma();
+    errors();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("PASS %s\n", TEST_NAME);
+    MPI_Finalize();
+    return 0;
+}
