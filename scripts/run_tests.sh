@@ -103,11 +103,11 @@ for s in $suites; do
             # The network providers skip the programs that test the
             # library's own logic (argument checks, topologies, groups,
             # attributes, type constructors, CPU binding, spawn refusal,
-            # MPI_T, MPI-IO's file logic, ports): shm and mbshm run them
-            lib_only='^(cart|groups|env|bind|misc|type_f90|attr_lang|rma_attr|rma_errors|errors|dynamic|comm_idup|type_free_pending|mpit|io|ports) '
-            # (sockets and net also leave the threads and the many
+            # MPI_T, MPI-IO's file logic, ports, large counts): shm and mbshm run them
+            lib_only='^(cart|groups|env|bind|misc|type_f90|attr_lang|rma_attr|rma_errors|errors|dynamic|comm_idup|type_free_pending|mpit|io|ports|large_count) '
+            # (sockets and net also leave the threads, sessions and the many
             # outstanding Gets to shm, mbshm and tcp;ofi_rxm)
-            lib_only2='^(cart|groups|env|bind|misc|type_f90|attr_lang|rma_attr|rma_errors|errors|dynamic|comm_idup|type_free_pending|mpit|io|ports|thread_multiple|rma_manyget) '
+            lib_only2='^(cart|groups|env|bind|misc|type_f90|attr_lang|rma_attr|rma_errors|errors|dynamic|comm_idup|type_free_pending|mpit|io|ports|thread_multiple|rma_manyget|large_count|session) '
             # A job of one rank opens no transport (a singleton's messages
             # stay in the process): the lines of 1 rank run over shm only.
             # tcp;ofi_rxm runs the lines of 2-4 ranks (each rank pays 0.3 s
