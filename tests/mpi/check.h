@@ -14,6 +14,8 @@
  * CHECK(cond, fmt, ...): FAIL(fmt, ...) unless cond holds.
  * MPI_CHECK(call): FAIL("<call> returned <rc> (line <L>)") unless call
  * returns MPI_SUCCESS.
+ * ECLASS(call, cls): FAIL unless call returns an error of class cls (the
+ * test has set MPI_ERRORS_RETURN).
  *
  * Settings (each optional; define them before the #include):
  *   CHECK_RANK expr      an int expression, evaluated when the test fails,
@@ -83,6 +85,14 @@
         int rc_ = (call);                                                                                    \
         if (rc_ != MPI_SUCCESS)                                                                              \
             FAIL("%s returned %d (line %d)", #call, rc_, __LINE__);                                          \
+    } while (0)
+
+#define ECLASS(call, cls)                                                                                    \
+    do {                                                                                                     \
+        int rc_ = (call), c_ = -1;                                                                           \
+        MPI_Error_class(rc_, &c_);                                                                           \
+        if (c_ != (cls))                                                                                     \
+            FAIL("%s gave class %d, expected %s (line %d)", #call, c_, #cls, __LINE__);                      \
     } while (0)
 
 #endif /* TESTS_MPI_CHECK_H */

@@ -31,14 +31,6 @@
 static int rank = -1, size;
 
 /* io's name for MPI_CHECK (object-like, so that #call shows the call as written) */
-#define OK MPI_CHECK
-#define ECLASS(call, cls)                                                                                    \
-    do {                                                                                                     \
-        int rc_ = (call), c_ = -1;                                                                           \
-        MPI_Error_class(rc_, &c_);                                                                           \
-        if (c_ != (cls))                                                                                     \
-            FAIL("%s gave class %d, expected %s (line %d)", #call, c_, #cls, __LINE__);                      \
-    } while (0)
 
 #define N 1000 /* ints per rank block */
 #define B 7    /* ints per rank per tile of the interleaved view */
@@ -49,7 +41,7 @@ static char path[256];
 static int count_of(MPI_Status *st, MPI_Datatype t)
 {
     int n = -1;
-    OK(MPI_Get_count(st, t, &n));
+    MPI_CHECK(MPI_Get_count(st, t, &n));
     return n;
 }
 
@@ -61,43 +53,43 @@ static void explicit_offsets(void)
 
     for (int i = 0; i < N; i++)
         a[i] = rank * 100000 + i;
-    OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    OK(MPI_File_write_at(fh, (MPI_Offset)rank * N * sizeof(int), a, N, MPI_INT, &st));
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_write_at(fh, (MPI_Offset)rank * N * sizeof(int), a, N, MPI_INT, &st));
     CHECK(count_of(&st, MPI_INT) == N, "write_at count %d", count_of(&st, MPI_INT));
-    OK(MPI_File_sync(fh));
+    MPI_CHECK(MPI_File_sync(fh));
     MPI_Barrier(MPI_COMM_WORLD);
-    OK(MPI_File_sync(fh));
+    MPI_CHECK(MPI_File_sync(fh));
     memset(a, 0, N * sizeof(int));
-    OK(MPI_File_read_at(fh, (MPI_Offset)peer * N * sizeof(int), a, N, MPI_INT, &st));
+    MPI_CHECK(MPI_File_read_at(fh, (MPI_Offset)peer * N * sizeof(int), a, N, MPI_INT, &st));
     CHECK(count_of(&st, MPI_INT) == N, "read_at count");
     for (int i = 0; i < N; i++)
         CHECK(a[i] == peer * 100000 + i, "read_at of rank %d's block: [%d] = %d", peer, i, a[i]);
     /* past the end: the last rank's block holds N ints, ask for 2N */
     int *b = malloc(2 * N * sizeof(int));
-    OK(MPI_File_read_at(fh, (MPI_Offset)(size - 1) * N * sizeof(int) + 8, b, 2 * N, MPI_INT, &st));
+    MPI_CHECK(MPI_File_read_at(fh, (MPI_Offset)(size - 1) * N * sizeof(int) + 8, b, 2 * N, MPI_INT, &st));
     CHECK(count_of(&st, MPI_INT) == N - 2, "read past the end gave %d ints, expected %d",
           count_of(&st, MPI_INT), N - 2);
     MPI_Offset sz = -1;
-    OK(MPI_File_get_size(fh, &sz));
+    MPI_CHECK(MPI_File_get_size(fh, &sz));
     CHECK(sz == (MPI_Offset)(size * N * sizeof(int)), "size %lld", (long long)sz);
     /* (the resizes are collective, not synchronizing: barriers order them
      * against the other ranks' queries) */
     MPI_Barrier(MPI_COMM_WORLD);
-    OK(MPI_File_set_size(fh, 40));
+    MPI_CHECK(MPI_File_set_size(fh, 40));
     MPI_Barrier(MPI_COMM_WORLD);
-    OK(MPI_File_get_size(fh, &sz));
+    MPI_CHECK(MPI_File_get_size(fh, &sz));
     CHECK(sz == 40, "after set_size(40): %lld", (long long)sz);
     MPI_Barrier(MPI_COMM_WORLD);
-    OK(MPI_File_preallocate(fh, 20)); /* never shrinks */
+    MPI_CHECK(MPI_File_preallocate(fh, 20)); /* never shrinks */
     MPI_Barrier(MPI_COMM_WORLD);
-    OK(MPI_File_get_size(fh, &sz));
+    MPI_CHECK(MPI_File_get_size(fh, &sz));
     CHECK(sz == 40, "after preallocate(20): %lld", (long long)sz);
     MPI_Barrier(MPI_COMM_WORLD);
-    OK(MPI_File_preallocate(fh, 4096));
+    MPI_CHECK(MPI_File_preallocate(fh, 4096));
     MPI_Barrier(MPI_COMM_WORLD);
-    OK(MPI_File_get_size(fh, &sz));
+    MPI_CHECK(MPI_File_get_size(fh, &sz));
     CHECK(sz == 4096, "after preallocate(4096): %lld", (long long)sz);
-    OK(MPI_File_close(&fh));
+    MPI_CHECK(MPI_File_close(&fh));
     CHECK(fh == MPI_FILE_NULL, "close did not null the handle");
     free(a);
     free(b);
@@ -112,35 +104,36 @@ static void interleaved_view(void)
     char rep[MPI_MAX_DATAREP_STRING];
     int *mem = malloc(2 * K * B * sizeof(int)), *all;
 
-    OK(MPI_Type_contiguous(B, MPI_INT, &contig));
-    OK(MPI_Type_create_resized(contig, 0, (MPI_Aint)size * B * sizeof(int), &ftype));
-    OK(MPI_Type_commit(&ftype));
+    MPI_CHECK(MPI_Type_contiguous(B, MPI_INT, &contig));
+    MPI_CHECK(MPI_Type_create_resized(contig, 0, (MPI_Aint)size * B * sizeof(int), &ftype));
+    MPI_CHECK(MPI_Type_commit(&ftype));
     /* memory: every other int of mem */
-    OK(MPI_Type_vector(K * B, 1, 2, MPI_INT, &mtype));
-    OK(MPI_Type_commit(&mtype));
+    MPI_CHECK(MPI_Type_vector(K * B, 1, 2, MPI_INT, &mtype));
+    MPI_CHECK(MPI_Type_commit(&mtype));
     for (int i = 0; i < 2 * K * B; i++)
         mem[i] = i % 2 ? -1 : rank * 100000 + i / 2;
 
-    OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    OK(MPI_File_set_size(fh, 0));
-    OK(MPI_File_set_view(fh, (MPI_Offset)rank * B * sizeof(int), MPI_INT, ftype, "native", MPI_INFO_NULL));
-    OK(MPI_File_get_view(fh, &disp, &e, &t, rep));
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_set_size(fh, 0));
+    MPI_CHECK(
+        MPI_File_set_view(fh, (MPI_Offset)rank * B * sizeof(int), MPI_INT, ftype, "native", MPI_INFO_NULL));
+    MPI_CHECK(MPI_File_get_view(fh, &disp, &e, &t, rep));
     CHECK(disp == (MPI_Offset)(rank * B * sizeof(int)) && e == MPI_INT && !strcmp(rep, "native"), "get_view");
     {
         int sz;
         MPI_Aint lb, ext;
-        OK(MPI_Type_size(t, &sz));
-        OK(MPI_Type_get_extent(t, &lb, &ext));
+        MPI_CHECK(MPI_Type_size(t, &sz));
+        MPI_CHECK(MPI_Type_get_extent(t, &lb, &ext));
         CHECK(sz == B * (int)sizeof(int) && ext == (MPI_Aint)(size * B * sizeof(int)), "get_view filetype");
-        OK(MPI_Type_free(&t)); /* a derived filetype comes back as a new handle */
+        MPI_CHECK(MPI_Type_free(&t)); /* a derived filetype comes back as a new handle */
     }
-    OK(MPI_Type_free(&ftype)); /* the view keeps it */
-    OK(MPI_File_write_all(fh, mem, 1, mtype, &st));
+    MPI_CHECK(MPI_Type_free(&ftype)); /* the view keeps it */
+    MPI_CHECK(MPI_File_write_all(fh, mem, 1, mtype, &st));
     CHECK(count_of(&st, MPI_INT) == K * B, "write_all count %d", count_of(&st, MPI_INT));
     MPI_Offset pos = -1, byte = -1;
-    OK(MPI_File_get_position(fh, &pos));
+    MPI_CHECK(MPI_File_get_position(fh, &pos));
     CHECK(pos == K * B, "position %lld after writing %d ints", (long long)pos, K * B);
-    OK(MPI_File_get_byte_offset(fh, B + 2, &byte));
+    MPI_CHECK(MPI_File_get_byte_offset(fh, B + 2, &byte));
     CHECK(byte == (MPI_Offset)(rank * B + size * B + 2) * (MPI_Offset)sizeof(int), "byte offset %lld",
           (long long)byte);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -148,24 +141,24 @@ static void interleaved_view(void)
     /* read it back through the view into the strided memory */
     for (int i = 0; i < 2 * K * B; i++)
         mem[i] = -7;
-    OK(MPI_File_seek(fh, 0, MPI_SEEK_SET));
-    OK(MPI_File_read_all(fh, mem, 1, mtype, &st));
+    MPI_CHECK(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    MPI_CHECK(MPI_File_read_all(fh, mem, 1, mtype, &st));
     for (int i = 0; i < 2 * K * B; i++)
         CHECK(mem[i] == (i % 2 ? -7 : rank * 100000 + i / 2), "view read back: mem[%d] = %d", i, mem[i]);
     /* seeks: END is the end of this rank's data in the file */
-    OK(MPI_File_seek(fh, -3, MPI_SEEK_END));
-    OK(MPI_File_get_position(fh, &pos));
+    MPI_CHECK(MPI_File_seek(fh, -3, MPI_SEEK_END));
+    MPI_CHECK(MPI_File_get_position(fh, &pos));
     CHECK(pos == K * B - 3, "SEEK_END - 3 gave %lld", (long long)pos);
-    OK(MPI_File_seek(fh, 1, MPI_SEEK_CUR));
-    OK(MPI_File_get_position(fh, &pos));
+    MPI_CHECK(MPI_File_seek(fh, 1, MPI_SEEK_CUR));
+    MPI_CHECK(MPI_File_get_position(fh, &pos));
     CHECK(pos == K * B - 2, "SEEK_CUR + 1 gave %lld", (long long)pos);
     ECLASS(MPI_File_seek(fh, -1, MPI_SEEK_SET), MPI_ERR_ARG);
-    OK(MPI_File_close(&fh));
+    MPI_CHECK(MPI_File_close(&fh));
 
     /* the whole file, default view: tiles of size x B ints */
     all = malloc((size_t)size * K * B * sizeof(int));
-    OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
-    OK(MPI_File_read_at_all(fh, 0, all, size * K * B, MPI_INT, &st));
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_read_at_all(fh, 0, all, size * K * B, MPI_INT, &st));
     CHECK(count_of(&st, MPI_INT) == size * K * B, "whole file count");
     for (int k = 0; k < K; k++)
         for (int r = 0; r < size; r++)
@@ -173,11 +166,11 @@ static void interleaved_view(void)
                 int v = all[(k * size + r) * B + j];
                 CHECK(v == r * 100000 + k * B + j, "tile %d rank %d int %d: %d", k, r, j, v);
             }
-    OK(MPI_File_close(&fh));
+    MPI_CHECK(MPI_File_close(&fh));
     free(all);
     free(mem);
-    OK(MPI_Type_free(&mtype));
-    OK(MPI_Type_free(&contig));
+    MPI_CHECK(MPI_Type_free(&mtype));
+    MPI_CHECK(MPI_Type_free(&contig));
 }
 
 static int native_extent(MPI_Datatype t, MPI_Aint *extent, void *extra)
@@ -201,81 +194,82 @@ static void pointers(void)
     int rec[2] = {rank, 0}, *recs = malloc((size_t)size * 2 * sizeof(int)), seen = 0, x = -1;
     MPI_Offset pos;
 
-    OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
-    OK(MPI_File_set_size(fh, 0));
-    OK(MPI_File_write_shared(fh, rec, 2, MPI_INT, &st));
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_set_size(fh, 0));
+    MPI_CHECK(MPI_File_write_shared(fh, rec, 2, MPI_INT, &st));
     MPI_Barrier(MPI_COMM_WORLD);
-    OK(MPI_File_get_position_shared(fh, &pos));
+    MPI_CHECK(MPI_File_get_position_shared(fh, &pos));
     /* (the default view's etype is MPI_BYTE) */
     CHECK(pos == (MPI_Offset)(2 * size * sizeof(int)), "shared position %lld after %d records",
           (long long)pos, size);
     /* then in rank order */
     rec[1] = 1;
-    OK(MPI_File_write_ordered(fh, rec, 2, MPI_INT, &st));
-    OK(MPI_File_get_position_shared(fh, &pos));
+    MPI_CHECK(MPI_File_write_ordered(fh, rec, 2, MPI_INT, &st));
+    MPI_CHECK(MPI_File_get_position_shared(fh, &pos));
     CHECK(pos == (MPI_Offset)(4 * size * sizeof(int)), "shared position %lld after ordered", (long long)pos);
     ECLASS(MPI_File_read_at(fh, 0, &x, 1, MPI_INT, &st), MPI_ERR_ACCESS); /* write-only */
-    OK(MPI_File_close(&fh));
+    MPI_CHECK(MPI_File_close(&fh));
 
-    OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
-    OK(MPI_File_read_at(fh, 0, recs, 2 * size, MPI_INT, &st));
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_read_at(fh, 0, recs, 2 * size, MPI_INT, &st));
     for (int r = 0; r < size; r++) {
         CHECK(recs[2 * r + 1] == 0 && recs[2 * r] >= 0 && recs[2 * r] < size, "shared record %d", r);
         seen |= 1 << recs[2 * r];
     }
     CHECK(seen == (1 << size) - 1, "write_shared records: mask %x", seen);
-    OK(MPI_File_seek_shared(fh, (MPI_Offset)(2 * size * sizeof(int)), MPI_SEEK_SET));
+    MPI_CHECK(MPI_File_seek_shared(fh, (MPI_Offset)(2 * size * sizeof(int)), MPI_SEEK_SET));
     rec[0] = rec[1] = -1;
-    OK(MPI_File_read_ordered(fh, rec, 2, MPI_INT, &st));
+    MPI_CHECK(MPI_File_read_ordered(fh, rec, 2, MPI_INT, &st));
     CHECK(rec[0] == rank && rec[1] == 1, "read_ordered gave %d %d", rec[0], rec[1]);
     /* nonblocking and split collective reads of the same records */
-    OK(MPI_File_iread_at(fh, (MPI_Offset)(2 * size + 2 * rank) * sizeof(int), rec, 2, MPI_INT, &rq));
-    OK(MPI_Wait(&rq, &st));
+    MPI_CHECK(MPI_File_iread_at(fh, (MPI_Offset)(2 * size + 2 * rank) * sizeof(int), rec, 2, MPI_INT, &rq));
+    MPI_CHECK(MPI_Wait(&rq, &st));
     CHECK(rq == MPI_REQUEST_NULL && count_of(&st, MPI_INT) == 2 && rec[0] == rank, "iread_at");
     rec[0] = -1;
-    OK(MPI_File_read_at_all_begin(fh, (MPI_Offset)(2 * size + 2 * rank) * sizeof(int), rec, 2, MPI_INT));
+    MPI_CHECK(
+        MPI_File_read_at_all_begin(fh, (MPI_Offset)(2 * size + 2 * rank) * sizeof(int), rec, 2, MPI_INT));
     ECLASS(MPI_File_read_all_begin(fh, rec, 2, MPI_INT), MPI_ERR_OTHER); /* one split at a time */
-    OK(MPI_File_read_at_all_end(fh, rec, &st));
+    MPI_CHECK(MPI_File_read_at_all_end(fh, rec, &st));
     CHECK(rec[0] == rank && count_of(&st, MPI_INT) == 2, "split collective read");
     int amode = 0, cmp = -1, flag = -1;
     MPI_Group g, wg;
     MPI_Info info;
-    OK(MPI_File_get_amode(fh, &amode));
+    MPI_CHECK(MPI_File_get_amode(fh, &amode));
     CHECK(amode == MPI_MODE_RDONLY, "amode %d", amode);
-    OK(MPI_File_get_group(fh, &g));
-    OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-    OK(MPI_Group_compare(g, wg, &cmp));
+    MPI_CHECK(MPI_File_get_group(fh, &g));
+    MPI_CHECK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    MPI_CHECK(MPI_Group_compare(g, wg, &cmp));
     CHECK(cmp == MPI_IDENT, "file group compares %d", cmp);
-    OK(MPI_Group_free(&g));
-    OK(MPI_Group_free(&wg));
-    OK(MPI_File_get_info(fh, &info));
-    OK(MPI_Info_free(&info));
-    OK(MPI_File_set_atomicity(fh, 1));
-    OK(MPI_File_get_atomicity(fh, &flag));
+    MPI_CHECK(MPI_Group_free(&g));
+    MPI_CHECK(MPI_Group_free(&wg));
+    MPI_CHECK(MPI_File_get_info(fh, &info));
+    MPI_CHECK(MPI_Info_free(&info));
+    MPI_CHECK(MPI_File_set_atomicity(fh, 1));
+    MPI_CHECK(MPI_File_get_atomicity(fh, &flag));
     CHECK(flag == 1, "atomicity %d", flag);
     ECLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL),
            MPI_ERR_UNSUPPORTED_DATAREP);
     /* a registered representation without conversions, native extents */
-    OK(MPI_Register_datarep("io-test-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, native_extent,
-                            NULL));
+    MPI_CHECK(MPI_Register_datarep("io-test-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                   native_extent, NULL));
     ECLASS(MPI_Register_datarep("io-test-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, native_extent,
                                 NULL),
            MPI_ERR_DUP_DATAREP);
     ECLASS(
         MPI_Register_datarep("native", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, native_extent, NULL),
         MPI_ERR_DUP_DATAREP);
-    OK(MPI_Register_datarep("io-test-conv", conversion, conversion, native_extent, NULL));
+    MPI_CHECK(MPI_Register_datarep("io-test-conv", conversion, conversion, native_extent, NULL));
     ECLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-conv", MPI_INFO_NULL),
            MPI_ERR_UNSUPPORTED_DATAREP);
-    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-rep", MPI_INFO_NULL));
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-rep", MPI_INFO_NULL));
     {
         MPI_Offset d;
         MPI_Datatype e, t;
         char rep[MPI_MAX_DATAREP_STRING];
-        OK(MPI_File_get_view(fh, &d, &e, &t, rep));
+        MPI_CHECK(MPI_File_get_view(fh, &d, &e, &t, rep));
         CHECK(!strcmp(rep, "io-test-rep"), "get_view's datarep \"%s\"", rep);
     }
-    OK(MPI_File_close(&fh));
+    MPI_CHECK(MPI_File_close(&fh));
     free(recs);
 }
 
@@ -309,35 +303,36 @@ static void errors(void)
         ECLASS(MPI_File_delete(missing, MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
 
     /* a user handler on MPI_FILE_NULL serves open, and new files get it */
-    OK(MPI_File_create_errhandler(file_handler, &eh));
-    OK(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
+    MPI_CHECK(MPI_File_create_errhandler(file_handler, &eh));
+    MPI_CHECK(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
     ECLASS(MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), MPI_ERR_NO_SUCH_FILE);
     CHECK(handler_calls == 1 && handler_file == MPI_FILE_NULL, "handler on MPI_FILE_NULL: %d calls",
           handler_calls);
-    OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
-    OK(MPI_File_get_errhandler(fh, &got));
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_get_errhandler(fh, &got));
     CHECK(got == eh, "a new file's handler is %d, not MPI_FILE_NULL's %d", got, eh);
-    OK(MPI_Errhandler_free(&got));
+    MPI_CHECK(MPI_Errhandler_free(&got));
     ECLASS(MPI_File_read(fh, &x, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_ACCESS);
     CHECK(handler_calls == 2 && handler_file == fh, "handler on the file: %d calls, file %d", handler_calls,
           handler_file);
-    OK(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
+    MPI_CHECK(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
     ECLASS(MPI_File_read(fh, &x, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_ACCESS);
     CHECK(handler_calls == 2, "MPI_ERRORS_RETURN still called the handler");
-    OK(MPI_File_call_errhandler(fh, MPI_ERR_IO)); /* returns, handler is ERRORS_RETURN */
-    OK(MPI_File_close(&fh));
-    OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
-    OK(MPI_Errhandler_free(&eh));
+    MPI_CHECK(MPI_File_call_errhandler(fh, MPI_ERR_IO)); /* returns, handler is ERRORS_RETURN */
+    MPI_CHECK(MPI_File_close(&fh));
+    MPI_CHECK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+    MPI_CHECK(MPI_Errhandler_free(&eh));
 
     /* DELETE_ON_CLOSE, with an iwrite */
     MPI_Request rq;
     MPI_Status st;
     int v = 42;
-    OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh2));
-    OK(MPI_File_iwrite_at(fh2, rank * sizeof(int), &v, 1, MPI_INT, &rq));
-    OK(MPI_Wait(&rq, &st));
+    MPI_CHECK(
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh2));
+    MPI_CHECK(MPI_File_iwrite_at(fh2, rank * sizeof(int), &v, 1, MPI_INT, &rq));
+    MPI_CHECK(MPI_Wait(&rq, &st));
     CHECK(count_of(&st, MPI_INT) == 1, "iwrite_at count");
-    OK(MPI_File_close(&fh2));
+    MPI_CHECK(MPI_File_close(&fh2));
     CHECK(access(path, F_OK) != 0, "%s is still there after MPI_MODE_DELETE_ON_CLOSE", path);
 }
 

@@ -24,14 +24,6 @@
 
 static int rank = -1, size;
 
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed (line %d)", #call, __LINE__)
-#define ECLASS(call, cls)                                                                                    \
-    do {                                                                                                     \
-        int c_ = -1;                                                                                         \
-        MPI_Error_class((call), &c_);                                                                        \
-        CHECK(c_ == (cls), "%s gave class %d, expected %s", #call, c_, #cls);                                \
-    } while (0)
-
 static void accept_connect(void)
 {
     int half = size / 2, server = rank < half, lrank, lsize, rsize, sum = 0;
@@ -39,52 +31,52 @@ static void accept_connect(void)
     MPI_Comm local, inter, merged;
 
     snprintf(service, sizeof service, "ports-test-%d", size);
-    OK(MPI_Comm_split(MPI_COMM_WORLD, server, rank, &local));
+    MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, server, rank, &local));
     MPI_Comm_rank(local, &lrank);
     MPI_Comm_size(local, &lsize);
     if (server && lrank == 0) {
-        OK(MPI_Open_port(MPI_INFO_NULL, port));
-        OK(MPI_Publish_name(service, MPI_INFO_NULL, port));
+        MPI_CHECK(MPI_Open_port(MPI_INFO_NULL, port));
+        MPI_CHECK(MPI_Publish_name(service, MPI_INFO_NULL, port));
     }
     MPI_Barrier(MPI_COMM_WORLD); /* published before anyone looks */
     if (!server && lrank == 0) {
         char found[MPI_MAX_PORT_NAME];
-        OK(MPI_Lookup_name(service, MPI_INFO_NULL, found));
+        MPI_CHECK(MPI_Lookup_name(service, MPI_INFO_NULL, found));
         strcpy(port, found);
     }
     if (server)
-        OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, local, &inter));
+        MPI_CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, local, &inter));
     else
-        OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, local, &inter));
+        MPI_CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, local, &inter));
     MPI_Comm_remote_size(inter, &rsize);
     CHECK(rsize == (server ? size - half : half), "remote size %d", rsize);
     /* every rank sends its world rank to rank lrank % rsize of the other side */
     {
         int me = rank, got, n = 0;
         MPI_Request r;
-        OK(MPI_Isend(&me, 1, MPI_INT, lrank % rsize, 9, inter, &r));
+        MPI_CHECK(MPI_Isend(&me, 1, MPI_INT, lrank % rsize, 9, inter, &r));
         for (int i = 0; i < rsize; i++)
             if (i % lsize == lrank)
                 n++;
         for (int i = 0; i < n; i++) {
             MPI_Status st;
-            OK(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 9, inter, &st));
+            MPI_CHECK(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 9, inter, &st));
             CHECK(server ? got >= half : got < half, "message from world rank %d across the port", got);
         }
-        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        MPI_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     }
-    OK(MPI_Intercomm_merge(inter, !server, &merged));
-    OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, merged));
+    MPI_CHECK(MPI_Intercomm_merge(inter, !server, &merged));
+    MPI_CHECK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, merged));
     CHECK(sum == size * (size - 1) / 2, "merged allreduce %d", sum);
     MPI_Comm_free(&merged);
-    OK(MPI_Comm_disconnect(&inter));
+    MPI_CHECK(MPI_Comm_disconnect(&inter));
     MPI_Barrier(MPI_COMM_WORLD);
     if (server && lrank == 0) {
         char dummy[MPI_MAX_PORT_NAME];
-        OK(MPI_Unpublish_name(service, MPI_INFO_NULL, port));
+        MPI_CHECK(MPI_Unpublish_name(service, MPI_INFO_NULL, port));
         ECLASS(MPI_Unpublish_name(service, MPI_INFO_NULL, port), MPI_ERR_SERVICE);
         ECLASS(MPI_Lookup_name(service, MPI_INFO_NULL, dummy), MPI_ERR_NAME);
-        OK(MPI_Close_port(port));
+        MPI_CHECK(MPI_Close_port(port));
     }
     MPI_Comm_free(&local);
 }
@@ -102,7 +94,7 @@ static void join(void)
         CHECK(ls >= 0 && bind(ls, (struct sockaddr *)&a, sizeof a) == 0 && listen(ls, 1) == 0, "listen");
         getsockname(ls, (struct sockaddr *)&a, &len);
         port = ntohs(a.sin_port);
-        OK(MPI_Send(&port, 1, MPI_INT, 1, 3, MPI_COMM_WORLD));
+        MPI_CHECK(MPI_Send(&port, 1, MPI_INT, 1, 3, MPI_COMM_WORLD));
         MPI_Barrier(MPI_COMM_WORLD);
         /* a blocking accept() would stop this process's MPI progress (the
          * providers progress in MPI calls), which the port number or the
@@ -118,7 +110,7 @@ static void join(void)
     } else {
         struct sockaddr_in a = {.sin_family = AF_INET};
         int port;
-        OK(MPI_Recv(&port, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_CHECK(MPI_Recv(&port, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         MPI_Barrier(MPI_COMM_WORLD);
         a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         a.sin_port = htons((unsigned short)port);
@@ -126,13 +118,13 @@ static void join(void)
         CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect");
     }
     CHECK(fd >= 0, "socket");
-    OK(MPI_Comm_join(fd, &inter));
+    MPI_CHECK(MPI_Comm_join(fd, &inter));
     close(fd);
     MPI_Comm_remote_size(inter, &rsize);
     CHECK(rsize == 1, "join: remote size %d", rsize);
-    OK(MPI_Sendrecv(&v, 1, MPI_INT, 0, 4, &got, 1, MPI_INT, 0, 4, inter, MPI_STATUS_IGNORE));
+    MPI_CHECK(MPI_Sendrecv(&v, 1, MPI_INT, 0, 4, &got, 1, MPI_INT, 0, 4, inter, MPI_STATUS_IGNORE));
     CHECK(got == peer * 10, "join: got %d", got);
-    OK(MPI_Comm_disconnect(&inter));
+    MPI_CHECK(MPI_Comm_disconnect(&inter));
 }
 
 int main(int argc, char **argv)
@@ -144,7 +136,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    OK(MPI_Comm_dup(MPI_COMM_SELF, &self));
+    MPI_CHECK(MPI_Comm_dup(MPI_COMM_SELF, &self));
     MPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
     ECLASS(MPI_Comm_connect("no-such-port", MPI_INFO_NULL, 0, self, &c), MPI_ERR_PORT);
     ECLASS(MPI_Comm_connect("mbmpi-port:0:0:0", MPI_INFO_NULL, 0, self, &c),

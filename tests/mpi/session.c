@@ -21,13 +21,6 @@ static int rank = -1;
 #define CHECK_RANK rank
 #include "check.h"
 
-#define ECLASS(call, cls)                                                                                    \
-    do {                                                                                                     \
-        int c_ = -1, r_ = (call);                                                                            \
-        MPI_Error_class(r_, &c_);                                                                            \
-        CHECK(c_ == (cls), "%s gave class %d, expected %s", #call, c_, #cls);                                \
-    } while (0)
-
 static int handler_calls, handler_code;
 
 static void count_errors(MPI_Session *s, int *code, ...)
