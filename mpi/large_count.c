@@ -630,30 +630,6 @@ int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
     return rc;
 }
 
-int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    int rc = MPI_SUCCESS;
-    int count_ = 0;
-
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Get_count(status, datatype, count ? &count_ : NULL);
-    if (rc == MPI_SUCCESS && count)
-        *count = count_;
-    return rc;
-}
-
-int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
-{
-    int rc = MPI_SUCCESS;
-    int count_ = 0;
-
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Get_elements(status, datatype, count ? &count_ : NULL);
-    if (rc == MPI_SUCCESS && count)
-        *count = count_;
-    return rc;
-}
-
 int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
                MPI_Count *position, MPI_Comm comm)
 {
@@ -908,37 +884,6 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
     return rc;
 }
 
-int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
-{
-    int rc = MPI_SUCCESS;
-    MPI_Aint lb_ = 0;
-    MPI_Aint extent_ = 0;
-
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Type_get_extent(datatype, lb ? &lb_ : NULL, extent ? &extent_ : NULL);
-    if (rc == MPI_SUCCESS && lb)
-        *lb = lb_;
-    if (rc == MPI_SUCCESS && extent)
-        *extent = extent_;
-    return rc;
-}
-
-int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
-{
-    int rc = MPI_SUCCESS;
-    MPI_Aint true_lb_ = 0;
-    MPI_Aint true_extent_ = 0;
-
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Type_get_true_extent(datatype, true_lb ? &true_lb_ : NULL,
-                                      true_extent ? &true_extent_ : NULL);
-    if (rc == MPI_SUCCESS && true_lb)
-        *true_lb = true_lb_;
-    if (rc == MPI_SUCCESS && true_extent)
-        *true_extent = true_extent_;
-    return rc;
-}
-
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -960,18 +905,6 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
         rc = MPI_Type_indexed(count_, array_of_blocklengths_, array_of_displacements_, oldtype, newtype);
     free(array_of_blocklengths_);
     free(array_of_displacements_);
-    return rc;
-}
-
-int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
-{
-    int rc = MPI_SUCCESS;
-    int size_ = 0;
-
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Type_size(datatype, size ? &size_ : NULL);
-    if (rc == MPI_SUCCESS && size)
-        *size = size_;
     return rc;
 }
 

@@ -2,7 +2,10 @@
  * mpi/large_count_extra.c: the helpers of the large-count calls (mpi/large_count.h)
  * and the ones scripts/gen_large_count.py does not write: MPI_Type_get_envelope_c
  * and MPI_Type_get_contents_c, whose argument lists differ from the int forms
- * (mbmpi keeps no large counts in a type's contents: num_large_counts is 0).
+ * (mbmpi keeps no large counts in a type's contents: num_large_counts is 0),
+ * and the queries whose answer may not fit an int (a type of more than 2 GiB
+ * is made of int counts too: a contiguous type of contiguous types): a type's
+ * size and extents, and a status's count, from the 64-bit _x calls.
  * MPI_Op_create_c is in mpi/op.c.
  */
 #include "mpi/large_count.h"
@@ -130,4 +133,45 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
     rc = MPI_Type_get_contents(datatype, mi, ma, md, array_of_integers, array_of_addresses,
                                array_of_datatypes);
     return rc;
+}
+
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return MPI_Type_size_x(datatype, size);
+}
+
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return MPI_Type_get_extent_x(datatype, lb, extent);
+}
+
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+}
+
+int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return MPI_Get_elements_x(status, datatype, count);
+}
+
+/* MPI_Get_count with the count of a status and the size of a type in 64 bits */
+int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    static const char fn[] = "MPI_Get_count_c";
+    MPI_Count size = 0;
+    int rc;
+
+    if (!status || !count)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "%s is NULL", !status ? "status" : "count");
+    rc = MPI_Type_size_x(datatype, &size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (size == 0)
+        *count = 0;
+    else if (status->mbmpi_count < 0 || status->mbmpi_count % size != 0)
+        *count = MPI_UNDEFINED;
+    else
+        *count = status->mbmpi_count / size;
+    return MPI_SUCCESS;
 }

@@ -11,8 +11,10 @@ MPI_Count or MPI_Aint result through an int or MPI_Aint of MPI_X; an array
 element by element into a temporary one, whose length the RULES below give
 (the communicator's size for the v-collectives, where the array is
 significant). mbmpi's counts are int inside, so a count above INT_MAX is
-refused, never truncated. The few calls whose argument lists differ are
-written by hand in mpi/large_count_extra.c.
+refused, never truncated. The calls whose argument lists differ, and the
+queries whose results may exceed an int (a type's size, a status's count,
+answered by the 64-bit _x calls), are written by hand in
+mpi/large_count_extra.c.
 
 Run it after changing the markers' block of mpi.h; tests/suites/mpi3.sh
 checks that the committed file is what this script writes (clang-format
@@ -51,7 +53,8 @@ RULES = {
 # in-out pointers (read before the call); the other pointers are results
 INOUT = {"position"}
 # written by hand (mpi/large_count_extra.c)
-HAND = {"MPI_Type_get_envelope_c", "MPI_Type_get_contents_c", "MPI_Op_create_c"}
+HAND = {"MPI_Type_get_envelope_c", "MPI_Type_get_contents_c", "MPI_Op_create_c", "MPI_Type_size_c",
+        "MPI_Type_get_extent_c", "MPI_Type_get_true_extent_c", "MPI_Get_count_c", "MPI_Get_elements_c"}
 
 
 def protos(text):

@@ -5,6 +5,8 @@
  * Buffer_attach_c / Buffer_detach_c), datatypes (Type_contiguous_c,
  * Type_create_hindexed_c and Type_create_struct_c with MPI_Count
  * displacements, Type_size_c, Type_get_extent_c, Type_get_true_extent_c,
+ * also of a 16 GiB type, Get_count_c / Get_elements_c of a status of
+ * 5 * 10^9 bytes,
  * Type_get_envelope_c / Type_get_contents_c), Pack_c / Unpack_c /
  * Pack_size_c with an MPI_Count position, collectives (Bcast_c,
  * Allreduce_c with an op of MPI_Op_create_c whose length is an MPI_Count,
@@ -77,8 +79,31 @@ static void types(void)
     int comb, ints[8], in[6] = {1, 2, 3, 4, 5, 6}, out[6] = {0}, pos_ok;
     MPI_Aint addrs[8];
     MPI_Datatype dts[8];
+    MPI_Status st;
     char packed[64];
     MPI_Count pos = 0;
+
+    /* a type of 16 GiB made with int counts: its size and extent need 64 bits */
+    MPI_CHECK(MPI_Type_contiguous(1 << 16, MPI_INT, &s));
+    MPI_CHECK(MPI_Type_contiguous(1 << 16, s, &t));
+    MPI_CHECK(MPI_Type_size_c(t, &sz));
+    CHECK(sz == (MPI_Count)4 << 32, "Type_size_c of 2^32 ints gave %lld", (long long)sz);
+    MPI_CHECK(MPI_Type_get_extent_c(t, &lb, &ext));
+    CHECK(lb == 0 && ext == (MPI_Count)4 << 32, "Type_get_extent_c gave %lld %lld", (long long)lb,
+          (long long)ext);
+    MPI_CHECK(MPI_Type_get_true_extent_c(t, &lb, &ext));
+    CHECK(lb == 0 && ext == (MPI_Count)4 << 32, "Type_get_true_extent_c gave %lld %lld", (long long)lb,
+          (long long)ext);
+    MPI_CHECK(MPI_Type_free(&t));
+    MPI_CHECK(MPI_Type_free(&s));
+    /* and a status of 5 * 10^9 bytes */
+    MPI_CHECK(MPI_Status_set_elements_x(&st, MPI_BYTE, 5000000000LL));
+    MPI_CHECK(MPI_Get_count_c(&st, MPI_BYTE, &sz));
+    CHECK(sz == 5000000000LL, "Get_count_c of 5 * 10^9 bytes gave %lld", (long long)sz);
+    MPI_CHECK(MPI_Get_count_c(&st, MPI_INT, &sz));
+    CHECK(sz == 1250000000LL, "Get_count_c as ints gave %lld", (long long)sz);
+    MPI_CHECK(MPI_Get_elements_c(&st, MPI_BYTE, &sz));
+    CHECK(sz == 5000000000LL, "Get_elements_c gave %lld", (long long)sz);
 
     MPI_CHECK(MPI_Type_contiguous_c(3, MPI_INT, &t));
     MPI_CHECK(MPI_Type_size_c(t, &sz));
