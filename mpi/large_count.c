@@ -12,14 +12,20 @@ int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     static const char fn[] = "MPI_Allgather_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgather(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm);
+        rc = MPI_Allgather(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                           recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                           comm);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -30,15 +36,20 @@ int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
     static const char fn[] = "MPI_Allgather_init_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgather_init(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, info,
-                                request);
+        rc = MPI_Allgather_init(
+            sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+            recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, comm, info, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -50,17 +61,20 @@ int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     int rc = MPI_SUCCESS;
     int n = lc_nprocs(comm);
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int *recvcounts_ = NULL;
     int *displs_ = NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS && (1))
         rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
     if (rc == MPI_SUCCESS && (1))
         rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgatherv(sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, displs_, recvtype, comm);
+        rc = MPI_Allgatherv(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                            recvbuf, recvcounts_, displs_, recvtype, comm);
+    lc_type_free(&sendcount_t_);
     free(recvcounts_);
     free(displs_);
     return rc;
@@ -72,11 +86,14 @@ int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
     static const char fn[] = "MPI_Allreduce_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce(sendbuf, recvbuf, count_, datatype, op, comm);
+        rc = MPI_Allreduce(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op,
+                           comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -86,11 +103,14 @@ int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MP
     static const char fn[] = "MPI_Allreduce_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce_init(sendbuf, recvbuf, count_, datatype, op, comm, info, request);
+        rc = MPI_Allreduce_init(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                op, comm, info, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -100,14 +120,20 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     static const char fn[] = "MPI_Alltoall_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Alltoall(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm);
+        rc = MPI_Alltoall(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                          recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                          comm);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -118,15 +144,20 @@ int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
     static const char fn[] = "MPI_Alltoall_init_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Alltoall_init(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, info,
-                               request);
+        rc = MPI_Alltoall_init(
+            sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+            recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, comm, info, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -195,11 +226,13 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
     static const char fn[] = "MPI_Bcast_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Bcast(buffer, count_, datatype, root, comm);
+        rc = MPI_Bcast(buffer, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, root, comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -209,11 +242,14 @@ int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
     static const char fn[] = "MPI_Bcast_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Bcast_init(buffer, count_, datatype, root, comm, info, request);
+        rc = MPI_Bcast_init(buffer, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, root, comm,
+                            info, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -223,11 +259,14 @@ int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     static const char fn[] = "MPI_Exscan_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Exscan(sendbuf, recvbuf, count_, datatype, op, comm);
+        rc = MPI_Exscan(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op,
+                        comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -237,11 +276,14 @@ int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
     static const char fn[] = "MPI_Exscan_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Exscan_init(sendbuf, recvbuf, count_, datatype, op, comm, info, request);
+        rc = MPI_Exscan_init(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                             op, comm, info, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -251,14 +293,20 @@ int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     static const char fn[] = "MPI_Gather_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Gather(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm);
+        rc = MPI_Gather(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                        recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                        root, comm);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -269,15 +317,20 @@ int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     static const char fn[] = "MPI_Gather_init_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Gather_init(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm, info,
-                             request);
+        rc = MPI_Gather_init(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                             recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                             root, comm, info, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -289,17 +342,20 @@ int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     int rc = MPI_SUCCESS;
     int n = lc_nprocs(comm);
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int *recvcounts_ = NULL;
     int *displs_ = NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
         rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
     if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
         rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Gatherv(sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, displs_, recvtype, root, comm);
+        rc = MPI_Gatherv(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                         recvbuf, recvcounts_, displs_, recvtype, root, comm);
+    lc_type_free(&sendcount_t_);
     free(recvcounts_);
     free(displs_);
     return rc;
@@ -311,14 +367,20 @@ int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     static const char fn[] = "MPI_Iallgather_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Iallgather(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, request);
+        rc = MPI_Iallgather(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                            recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                            comm, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -328,11 +390,14 @@ int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     static const char fn[] = "MPI_Iallreduce_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Iallreduce(sendbuf, recvbuf, count_, datatype, op, comm, request);
+        rc = MPI_Iallreduce(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op,
+                            comm, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -342,14 +407,20 @@ int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     static const char fn[] = "MPI_Ialltoall_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Ialltoall(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, request);
+        rc = MPI_Ialltoall(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                           recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                           comm, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -359,11 +430,14 @@ int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     static const char fn[] = "MPI_Ibcast_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Ibcast(buffer, count_, datatype, root, comm, request);
+        rc = MPI_Ibcast(buffer, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, root, comm,
+                        request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -373,11 +447,14 @@ int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     static const char fn[] = "MPI_Iexscan_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Iexscan(sendbuf, recvbuf, count_, datatype, op, comm, request);
+        rc = MPI_Iexscan(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op,
+                         comm, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -387,14 +464,20 @@ int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     static const char fn[] = "MPI_Igather_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Igather(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm, request);
+        rc = MPI_Igather(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                         recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                         root, comm, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -404,11 +487,14 @@ int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     static const char fn[] = "MPI_Ireduce_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Ireduce(sendbuf, recvbuf, count_, datatype, op, root, comm, request);
+        rc = MPI_Ireduce(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op,
+                         root, comm, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -432,11 +518,14 @@ int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
     static const char fn[] = "MPI_Iscan_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Iscan(sendbuf, recvbuf, count_, datatype, op, comm, request);
+        rc = MPI_Iscan(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op,
+                       comm, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -446,14 +535,20 @@ int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     static const char fn[] = "MPI_Iscatter_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Iscatter(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm, request);
+        rc = MPI_Iscatter(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                          recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                          root, comm, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -463,11 +558,14 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     static const char fn[] = "MPI_Reduce_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Reduce(sendbuf, recvbuf, count_, datatype, op, root, comm);
+        rc = MPI_Reduce(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op,
+                        root, comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -477,11 +575,14 @@ int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
     static const char fn[] = "MPI_Reduce_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Reduce_init(sendbuf, recvbuf, count_, datatype, op, root, comm, info, request);
+        rc = MPI_Reduce_init(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                             op, root, comm, info, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -490,11 +591,14 @@ int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_D
     static const char fn[] = "MPI_Reduce_local_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "count", count, &count_);
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Reduce_local(inbuf, inoutbuf, count_, datatype, op);
+        rc = MPI_Reduce_local(inbuf, inoutbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                              op);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -548,11 +652,14 @@ int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype
     static const char fn[] = "MPI_Scan_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Scan(sendbuf, recvbuf, count_, datatype, op, comm);
+        rc =
+            MPI_Scan(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op, comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -562,11 +669,14 @@ int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
     static const char fn[] = "MPI_Scan_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Scan_init(sendbuf, recvbuf, count_, datatype, op, comm, info, request);
+        rc = MPI_Scan_init(sendbuf, recvbuf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, op,
+                           comm, info, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -576,14 +686,20 @@ int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     static const char fn[] = "MPI_Scatter_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Scatter(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm);
+        rc = MPI_Scatter(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                         recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                         root, comm);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -594,15 +710,21 @@ int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     static const char fn[] = "MPI_Scatter_init_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Scatter_init(sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm, info,
-                              request);
+        rc =
+            MPI_Scatter_init(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                             recvbuf, recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype,
+                             root, comm, info, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -616,17 +738,20 @@ int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
     int *sendcounts_ = NULL;
     int *displs_ = NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
         rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(n), &sendcounts_);
     if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
         rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Scatterv(sendbuf, sendcounts_, displs_, sendtype, recvbuf, recvcount_, recvtype, root, comm);
+        rc = MPI_Scatterv(sendbuf, sendcounts_, displs_, sendtype, recvbuf, recvcount_,
+                          recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, root, comm);
     free(sendcounts_);
     free(displs_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -636,19 +761,22 @@ int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void
     static const char fn[] = "MPI_Pack_c";
     int rc = MPI_SUCCESS;
     int incount_ = 0;
+    MPI_Datatype incount_t_ = MPI_DATATYPE_NULL;
     int outsize_ = 0;
     int position_ = 0;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "incount", incount, &incount_);
+        rc = lc_count(fn, comm, incount, datatype, &incount_, &incount_t_);
     if (rc == MPI_SUCCESS)
         rc = lc_int(fn, comm, "outsize", outsize, &outsize_);
     if (rc == MPI_SUCCESS && position)
         rc = lc_int(fn, comm, "position", *position, &position_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Pack(inbuf, incount_, datatype, outbuf, outsize_, position ? &position_ : NULL, comm);
+        rc = MPI_Pack(inbuf, incount_, incount_t_ != MPI_DATATYPE_NULL ? incount_t_ : datatype, outbuf,
+                      outsize_, position ? &position_ : NULL, comm);
     if (rc == MPI_SUCCESS && position)
         *position = position_;
+    lc_type_free(&incount_t_);
     return rc;
 }
 
@@ -658,17 +786,20 @@ int MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incoun
     static const char fn[] = "MPI_Pack_external_c";
     int rc = MPI_SUCCESS;
     int incount_ = 0;
+    MPI_Datatype incount_t_ = MPI_DATATYPE_NULL;
     MPI_Aint position_ = 0;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "incount", incount, &incount_);
+        rc = lc_count(fn, MPI_COMM_NULL, incount, datatype, &incount_, &incount_t_);
     if (rc == MPI_SUCCESS && position)
         rc = lc_aint(fn, MPI_COMM_NULL, "position", *position, &position_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Pack_external(datarep, inbuf, incount_, datatype, outbuf, (MPI_Aint)outsize,
-                               position ? &position_ : NULL);
+        rc = MPI_Pack_external(datarep, inbuf, incount_,
+                               incount_t_ != MPI_DATATYPE_NULL ? incount_t_ : datatype, outbuf,
+                               (MPI_Aint)outsize, position ? &position_ : NULL);
     if (rc == MPI_SUCCESS && position)
         *position = position_;
+    lc_type_free(&incount_t_);
     return rc;
 }
 
@@ -677,14 +808,17 @@ int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatyp
     static const char fn[] = "MPI_Pack_external_size_c";
     int rc = MPI_SUCCESS;
     int incount_ = 0;
+    MPI_Datatype incount_t_ = MPI_DATATYPE_NULL;
     MPI_Aint size_ = 0;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "incount", incount, &incount_);
+        rc = lc_count(fn, MPI_COMM_NULL, incount, datatype, &incount_, &incount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Pack_external_size(datarep, incount_, datatype, size ? &size_ : NULL);
+        rc = MPI_Pack_external_size(
+            datarep, incount_, incount_t_ != MPI_DATATYPE_NULL ? incount_t_ : datatype, size ? &size_ : NULL);
     if (rc == MPI_SUCCESS && size)
         *size = size_;
+    lc_type_free(&incount_t_);
     return rc;
 }
 
@@ -693,27 +827,17 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
     static const char fn[] = "MPI_Pack_size_c";
     int rc = MPI_SUCCESS;
     int incount_ = 0;
+    MPI_Datatype incount_t_ = MPI_DATATYPE_NULL;
     int size_ = 0;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "incount", incount, &incount_);
+        rc = lc_count(fn, comm, incount, datatype, &incount_, &incount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Pack_size(incount_, datatype, comm, size ? &size_ : NULL);
+        rc = MPI_Pack_size(incount_, incount_t_ != MPI_DATATYPE_NULL ? incount_t_ : datatype, comm,
+                           size ? &size_ : NULL);
     if (rc == MPI_SUCCESS && size)
         *size = size_;
-    return rc;
-}
-
-int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    static const char fn[] = "MPI_Type_contiguous_c";
-    int rc = MPI_SUCCESS;
-    int count_ = 0;
-
-    if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "count", count, &count_);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Type_contiguous(count_, oldtype, newtype);
+    lc_type_free(&incount_t_);
     return rc;
 }
 
@@ -936,17 +1060,20 @@ int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void 
     int insize_ = 0;
     int position_ = 0;
     int outcount_ = 0;
+    MPI_Datatype outcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
         rc = lc_int(fn, comm, "insize", insize, &insize_);
     if (rc == MPI_SUCCESS && position)
         rc = lc_int(fn, comm, "position", *position, &position_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "outcount", outcount, &outcount_);
+        rc = lc_count(fn, comm, outcount, datatype, &outcount_, &outcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Unpack(inbuf, insize_, position ? &position_ : NULL, outbuf, outcount_, datatype, comm);
+        rc = MPI_Unpack(inbuf, insize_, position ? &position_ : NULL, outbuf, outcount_,
+                        outcount_t_ != MPI_DATATYPE_NULL ? outcount_t_ : datatype, comm);
     if (rc == MPI_SUCCESS && position)
         *position = position_;
+    lc_type_free(&outcount_t_);
     return rc;
 }
 
@@ -957,16 +1084,18 @@ int MPI_Unpack_external_c(const char *datarep, const void *inbuf, MPI_Count insi
     int rc = MPI_SUCCESS;
     MPI_Aint position_ = 0;
     int outcount_ = 0;
+    MPI_Datatype outcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS && position)
         rc = lc_aint(fn, MPI_COMM_NULL, "position", *position, &position_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "outcount", outcount, &outcount_);
+        rc = lc_count(fn, MPI_COMM_NULL, outcount, datatype, &outcount_, &outcount_t_);
     if (rc == MPI_SUCCESS)
         rc = MPI_Unpack_external(datarep, inbuf, (MPI_Aint)insize, position ? &position_ : NULL, outbuf,
-                                 outcount_, datatype);
+                                 outcount_, outcount_t_ != MPI_DATATYPE_NULL ? outcount_t_ : datatype);
     if (rc == MPI_SUCCESS && position)
         *position = position_;
+    lc_type_free(&outcount_t_);
     return rc;
 }
 
@@ -975,11 +1104,13 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
     static const char fn[] = "MPI_Bsend_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Bsend(buf, count_, datatype, dest, tag, comm);
+        rc = MPI_Bsend(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -989,11 +1120,14 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
     static const char fn[] = "MPI_Bsend_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Bsend_init(buf, count_, datatype, dest, tag, comm, request);
+        rc = MPI_Bsend_init(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm,
+                            request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1028,11 +1162,14 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
     static const char fn[] = "MPI_Ibsend_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Ibsend(buf, count_, datatype, dest, tag, comm, request);
+        rc = MPI_Ibsend(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm,
+                        request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1042,11 +1179,13 @@ int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
     static const char fn[] = "MPI_Imrecv_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "count", count, &count_);
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Imrecv(buf, count_, datatype, message, request);
+        rc = MPI_Imrecv(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, message, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1056,11 +1195,14 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
     static const char fn[] = "MPI_Irecv_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Irecv(buf, count_, datatype, source, tag, comm, request);
+        rc = MPI_Irecv(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, source, tag, comm,
+                       request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1070,11 +1212,14 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
     static const char fn[] = "MPI_Irsend_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Irsend(buf, count_, datatype, dest, tag, comm, request);
+        rc = MPI_Irsend(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm,
+                        request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1084,11 +1229,14 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
     static const char fn[] = "MPI_Isend_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Isend(buf, count_, datatype, dest, tag, comm, request);
+        rc = MPI_Isend(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm,
+                       request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1099,15 +1247,21 @@ int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     static const char fn[] = "MPI_Isendrecv_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Isendrecv(sendbuf, sendcount_, sendtype, dest, sendtag, recvbuf, recvcount_, recvtype,
-                           source, recvtag, comm, request);
+        rc = MPI_Isendrecv(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                           dest, sendtag, recvbuf, recvcount_,
+                           recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, source, recvtag, comm,
+                           request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -1117,11 +1271,14 @@ int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
     static const char fn[] = "MPI_Isendrecv_replace_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Isendrecv_replace(buf, count_, datatype, dest, sendtag, source, recvtag, comm, request);
+        rc = MPI_Isendrecv_replace(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest,
+                                   sendtag, source, recvtag, comm, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1131,11 +1288,14 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
     static const char fn[] = "MPI_Issend_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Issend(buf, count_, datatype, dest, tag, comm, request);
+        rc = MPI_Issend(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm,
+                        request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1144,11 +1304,13 @@ int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *
     static const char fn[] = "MPI_Mrecv_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "count", count, &count_);
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Mrecv(buf, count_, datatype, message, status);
+        rc = MPI_Mrecv(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, message, status);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1158,11 +1320,14 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
     static const char fn[] = "MPI_Recv_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Recv(buf, count_, datatype, source, tag, comm, status);
+        rc = MPI_Recv(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, source, tag, comm,
+                      status);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1172,11 +1337,14 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sourc
     static const char fn[] = "MPI_Recv_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Recv_init(buf, count_, datatype, source, tag, comm, request);
+        rc = MPI_Recv_init(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, source, tag,
+                           comm, request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1185,11 +1353,13 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
     static const char fn[] = "MPI_Rsend_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Rsend(buf, count_, datatype, dest, tag, comm);
+        rc = MPI_Rsend(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1199,11 +1369,14 @@ int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
     static const char fn[] = "MPI_Rsend_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Rsend_init(buf, count_, datatype, dest, tag, comm, request);
+        rc = MPI_Rsend_init(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm,
+                            request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1212,11 +1385,13 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest
     static const char fn[] = "MPI_Send_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Send(buf, count_, datatype, dest, tag, comm);
+        rc = MPI_Send(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1226,11 +1401,14 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int
     static const char fn[] = "MPI_Send_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Send_init(buf, count_, datatype, dest, tag, comm, request);
+        rc = MPI_Send_init(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm,
+                           request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1241,15 +1419,21 @@ int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     static const char fn[] = "MPI_Sendrecv_c";
     int rc = MPI_SUCCESS;
     int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
     int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "sendcount", sendcount, &sendcount_);
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "recvcount", recvcount, &recvcount_);
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Sendrecv(sendbuf, sendcount_, sendtype, dest, sendtag, recvbuf, recvcount_, recvtype, source,
-                          recvtag, comm, status);
+        rc = MPI_Sendrecv(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                          dest, sendtag, recvbuf, recvcount_,
+                          recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, source, recvtag, comm,
+                          status);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
     return rc;
 }
 
@@ -1259,11 +1443,14 @@ int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
     static const char fn[] = "MPI_Sendrecv_replace_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Sendrecv_replace(buf, count_, datatype, dest, sendtag, source, recvtag, comm, status);
+        rc = MPI_Sendrecv_replace(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest,
+                                  sendtag, source, recvtag, comm, status);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1272,11 +1459,13 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
     static const char fn[] = "MPI_Ssend_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Ssend(buf, count_, datatype, dest, tag, comm);
+        rc = MPI_Ssend(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1286,11 +1475,14 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
     static const char fn[] = "MPI_Ssend_init_c";
     int rc = MPI_SUCCESS;
     int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, comm, "count", count, &count_);
+        rc = lc_count(fn, comm, count, datatype, &count_, &count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Ssend_init(buf, count_, datatype, dest, tag, comm, request);
+        rc = MPI_Ssend_init(buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, dest, tag, comm,
+                            request);
+    lc_type_free(&count_t_);
     return rc;
 }
 
@@ -1301,15 +1493,22 @@ int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Dataty
     static const char fn[] = "MPI_Accumulate_c";
     int rc = MPI_SUCCESS;
     int origin_count_ = 0;
+    MPI_Datatype origin_count_t_ = MPI_DATATYPE_NULL;
     int target_count_ = 0;
+    MPI_Datatype target_count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "origin_count", origin_count, &origin_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, origin_count, origin_datatype, &origin_count_, &origin_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "target_count", target_count, &target_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, target_count, target_datatype, &target_count_, &target_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Accumulate(origin_addr, origin_count_, origin_datatype, target_rank, target_disp,
-                            target_count_, target_datatype, op, win);
+        rc =
+            MPI_Accumulate(origin_addr, origin_count_,
+                           origin_count_t_ != MPI_DATATYPE_NULL ? origin_count_t_ : origin_datatype,
+                           target_rank, target_disp, target_count_,
+                           target_count_t_ != MPI_DATATYPE_NULL ? target_count_t_ : target_datatype, op, win);
+    lc_type_free(&origin_count_t_);
+    lc_type_free(&target_count_t_);
     return rc;
 }
 
@@ -1319,15 +1518,21 @@ int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
     static const char fn[] = "MPI_Get_c";
     int rc = MPI_SUCCESS;
     int origin_count_ = 0;
+    MPI_Datatype origin_count_t_ = MPI_DATATYPE_NULL;
     int target_count_ = 0;
+    MPI_Datatype target_count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "origin_count", origin_count, &origin_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, origin_count, origin_datatype, &origin_count_, &origin_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "target_count", target_count, &target_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, target_count, target_datatype, &target_count_, &target_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Get(origin_addr, origin_count_, origin_datatype, target_rank, target_disp, target_count_,
-                     target_datatype, win);
+        rc = MPI_Get(origin_addr, origin_count_,
+                     origin_count_t_ != MPI_DATATYPE_NULL ? origin_count_t_ : origin_datatype, target_rank,
+                     target_disp, target_count_,
+                     target_count_t_ != MPI_DATATYPE_NULL ? target_count_t_ : target_datatype, win);
+    lc_type_free(&origin_count_t_);
+    lc_type_free(&target_count_t_);
     return rc;
 }
 
@@ -1339,19 +1544,28 @@ int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
     static const char fn[] = "MPI_Get_accumulate_c";
     int rc = MPI_SUCCESS;
     int origin_count_ = 0;
+    MPI_Datatype origin_count_t_ = MPI_DATATYPE_NULL;
     int result_count_ = 0;
+    MPI_Datatype result_count_t_ = MPI_DATATYPE_NULL;
     int target_count_ = 0;
+    MPI_Datatype target_count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "origin_count", origin_count, &origin_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, origin_count, origin_datatype, &origin_count_, &origin_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "result_count", result_count, &result_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, result_count, result_datatype, &result_count_, &result_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "target_count", target_count, &target_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, target_count, target_datatype, &target_count_, &target_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Get_accumulate(origin_addr, origin_count_, origin_datatype, result_addr, result_count_,
-                                result_datatype, target_rank, target_disp, target_count_, target_datatype, op,
-                                win);
+        rc = MPI_Get_accumulate(
+            origin_addr, origin_count_,
+            origin_count_t_ != MPI_DATATYPE_NULL ? origin_count_t_ : origin_datatype, result_addr,
+            result_count_, result_count_t_ != MPI_DATATYPE_NULL ? result_count_t_ : result_datatype,
+            target_rank, target_disp, target_count_,
+            target_count_t_ != MPI_DATATYPE_NULL ? target_count_t_ : target_datatype, op, win);
+    lc_type_free(&origin_count_t_);
+    lc_type_free(&result_count_t_);
+    lc_type_free(&target_count_t_);
     return rc;
 }
 
@@ -1361,15 +1575,21 @@ int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype orig
     static const char fn[] = "MPI_Put_c";
     int rc = MPI_SUCCESS;
     int origin_count_ = 0;
+    MPI_Datatype origin_count_t_ = MPI_DATATYPE_NULL;
     int target_count_ = 0;
+    MPI_Datatype target_count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "origin_count", origin_count, &origin_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, origin_count, origin_datatype, &origin_count_, &origin_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "target_count", target_count, &target_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, target_count, target_datatype, &target_count_, &target_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Put(origin_addr, origin_count_, origin_datatype, target_rank, target_disp, target_count_,
-                     target_datatype, win);
+        rc = MPI_Put(origin_addr, origin_count_,
+                     origin_count_t_ != MPI_DATATYPE_NULL ? origin_count_t_ : origin_datatype, target_rank,
+                     target_disp, target_count_,
+                     target_count_t_ != MPI_DATATYPE_NULL ? target_count_t_ : target_datatype, win);
+    lc_type_free(&origin_count_t_);
+    lc_type_free(&target_count_t_);
     return rc;
 }
 
@@ -1380,15 +1600,22 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
     static const char fn[] = "MPI_Raccumulate_c";
     int rc = MPI_SUCCESS;
     int origin_count_ = 0;
+    MPI_Datatype origin_count_t_ = MPI_DATATYPE_NULL;
     int target_count_ = 0;
+    MPI_Datatype target_count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "origin_count", origin_count, &origin_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, origin_count, origin_datatype, &origin_count_, &origin_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "target_count", target_count, &target_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, target_count, target_datatype, &target_count_, &target_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Raccumulate(origin_addr, origin_count_, origin_datatype, target_rank, target_disp,
-                             target_count_, target_datatype, op, win, request);
+        rc = MPI_Raccumulate(origin_addr, origin_count_,
+                             origin_count_t_ != MPI_DATATYPE_NULL ? origin_count_t_ : origin_datatype,
+                             target_rank, target_disp, target_count_,
+                             target_count_t_ != MPI_DATATYPE_NULL ? target_count_t_ : target_datatype, op,
+                             win, request);
+    lc_type_free(&origin_count_t_);
+    lc_type_free(&target_count_t_);
     return rc;
 }
 
@@ -1399,15 +1626,21 @@ int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     static const char fn[] = "MPI_Rget_c";
     int rc = MPI_SUCCESS;
     int origin_count_ = 0;
+    MPI_Datatype origin_count_t_ = MPI_DATATYPE_NULL;
     int target_count_ = 0;
+    MPI_Datatype target_count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "origin_count", origin_count, &origin_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, origin_count, origin_datatype, &origin_count_, &origin_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "target_count", target_count, &target_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, target_count, target_datatype, &target_count_, &target_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Rget(origin_addr, origin_count_, origin_datatype, target_rank, target_disp, target_count_,
-                      target_datatype, win, request);
+        rc = MPI_Rget(origin_addr, origin_count_,
+                      origin_count_t_ != MPI_DATATYPE_NULL ? origin_count_t_ : origin_datatype, target_rank,
+                      target_disp, target_count_,
+                      target_count_t_ != MPI_DATATYPE_NULL ? target_count_t_ : target_datatype, win, request);
+    lc_type_free(&origin_count_t_);
+    lc_type_free(&target_count_t_);
     return rc;
 }
 
@@ -1419,19 +1652,28 @@ int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
     static const char fn[] = "MPI_Rget_accumulate_c";
     int rc = MPI_SUCCESS;
     int origin_count_ = 0;
+    MPI_Datatype origin_count_t_ = MPI_DATATYPE_NULL;
     int result_count_ = 0;
+    MPI_Datatype result_count_t_ = MPI_DATATYPE_NULL;
     int target_count_ = 0;
+    MPI_Datatype target_count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "origin_count", origin_count, &origin_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, origin_count, origin_datatype, &origin_count_, &origin_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "result_count", result_count, &result_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, result_count, result_datatype, &result_count_, &result_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "target_count", target_count, &target_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, target_count, target_datatype, &target_count_, &target_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Rget_accumulate(origin_addr, origin_count_, origin_datatype, result_addr, result_count_,
-                                 result_datatype, target_rank, target_disp, target_count_, target_datatype,
-                                 op, win, request);
+        rc = MPI_Rget_accumulate(
+            origin_addr, origin_count_,
+            origin_count_t_ != MPI_DATATYPE_NULL ? origin_count_t_ : origin_datatype, result_addr,
+            result_count_, result_count_t_ != MPI_DATATYPE_NULL ? result_count_t_ : result_datatype,
+            target_rank, target_disp, target_count_,
+            target_count_t_ != MPI_DATATYPE_NULL ? target_count_t_ : target_datatype, op, win, request);
+    lc_type_free(&origin_count_t_);
+    lc_type_free(&result_count_t_);
+    lc_type_free(&target_count_t_);
     return rc;
 }
 
@@ -1442,15 +1684,21 @@ int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
     static const char fn[] = "MPI_Rput_c";
     int rc = MPI_SUCCESS;
     int origin_count_ = 0;
+    MPI_Datatype origin_count_t_ = MPI_DATATYPE_NULL;
     int target_count_ = 0;
+    MPI_Datatype target_count_t_ = MPI_DATATYPE_NULL;
 
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "origin_count", origin_count, &origin_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, origin_count, origin_datatype, &origin_count_, &origin_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = lc_int(fn, MPI_COMM_NULL, "target_count", target_count, &target_count_);
+        rc = lc_count(fn, MPI_COMM_NULL, target_count, target_datatype, &target_count_, &target_count_t_);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Rput(origin_addr, origin_count_, origin_datatype, target_rank, target_disp, target_count_,
-                      target_datatype, win, request);
+        rc = MPI_Rput(origin_addr, origin_count_,
+                      origin_count_t_ != MPI_DATATYPE_NULL ? origin_count_t_ : origin_datatype, target_rank,
+                      target_disp, target_count_,
+                      target_count_t_ != MPI_DATATYPE_NULL ? target_count_t_ : target_datatype, win, request);
+    lc_type_free(&origin_count_t_);
+    lc_type_free(&target_count_t_);
     return rc;
 }
 

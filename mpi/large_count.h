@@ -19,6 +19,14 @@ int lc_aint(const char *fn, MPI_Comm comm, const char *what, MPI_Count v, MPI_Ai
  * as int / MPI_Aint; *out NULL when in is NULL or n <= 0 */
 int lc_array_int(const char *fn, MPI_Comm comm, const void *in, MPI_Count n, int **out);
 int lc_array_aint(const char *fn, MPI_Comm comm, const void *in, MPI_Count n, MPI_Aint **out);
+/* A count of `datatype` elements for an int-count call: *n = count when it
+ * fits an int; above INT_MAX, *n = 1 and *big = a committed type of count
+ * elements of datatype (contiguous types nested, so every count inside is
+ * an int), for lc_type_free to release after the call; a negative count is
+ * passed on for the call to refuse. */
+int lc_count(const char *fn, MPI_Comm comm, MPI_Count count, MPI_Datatype datatype, int *n,
+             MPI_Datatype *big);
+void lc_type_free(MPI_Datatype *big);
 /* the length of a v-collective's arrays: the remote group's size for an
  * inter-communicator, else the communicator's (0 for an invalid one) */
 int lc_nprocs(MPI_Comm comm);

@@ -23,6 +23,84 @@ int lc_int(const char *fn, MPI_Comm comm, const char *what, MPI_Count v, int *ou
     return MPI_SUCCESS;
 }
 
+/* count elements of dt as one type: (count / 2^30) blocks of 2^30, then the rest */
+static int big_type(MPI_Count count, MPI_Datatype dt, MPI_Datatype *out)
+{
+    const MPI_Count chunk = (MPI_Count)1 << 30;
+    MPI_Count q = count / chunk, r = count % chunk;
+    MPI_Datatype a = MPI_DATATYPE_NULL, b = MPI_DATATYPE_NULL, c = MPI_DATATYPE_NULL;
+    MPI_Aint lb, extent;
+    int rc;
+
+    if (q > INT_MAX)
+        return MPI_ERR_COUNT;
+    rc = MPI_Type_get_extent(dt, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_contiguous((int)chunk, dt, &a);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_contiguous((int)q, a, &b);
+    if (rc == MPI_SUCCESS && r == 0) {
+        *out = b;
+        b = MPI_DATATYPE_NULL;
+    } else if (rc == MPI_SUCCESS) {
+        int bl[2] = {1, 1};
+        MPI_Aint disp[2] = {0, (MPI_Aint)(q * chunk) * extent};
+        MPI_Datatype types[2] = {b, MPI_DATATYPE_NULL};
+        rc = MPI_Type_contiguous((int)r, dt, &c);
+        types[1] = c;
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Type_create_struct(2, bl, disp, types, out);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(out);
+    if (a != MPI_DATATYPE_NULL)
+        MPI_Type_free(&a);
+    if (b != MPI_DATATYPE_NULL)
+        MPI_Type_free(&b);
+    if (c != MPI_DATATYPE_NULL)
+        MPI_Type_free(&c);
+    return rc;
+}
+
+int lc_count(const char *fn, MPI_Comm comm, MPI_Count count, MPI_Datatype datatype, int *n, MPI_Datatype *big)
+{
+    int rc;
+
+    *big = MPI_DATATYPE_NULL;
+    if (count <= INT_MAX) {
+        *n = count < INT_MIN ? -1 : (int)count;
+        return MPI_SUCCESS;
+    }
+    rc = big_type(count, datatype, big);
+    if (rc != MPI_SUCCESS)
+        return mpii_err(mpii_comm_get(comm), rc, fn, "could not describe %lld elements as one type",
+                        (long long)count);
+    *n = 1;
+    return MPI_SUCCESS;
+}
+
+void lc_type_free(MPI_Datatype *big)
+{
+    if (*big != MPI_DATATYPE_NULL)
+        MPI_Type_free(big);
+}
+
+int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_contiguous_c";
+    MPI_Datatype big;
+    int n, rc;
+
+    if (count <= INT_MAX)
+        return MPI_Type_contiguous(count < INT_MIN ? -1 : (int)count, oldtype, newtype);
+    if (!newtype)
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
+    rc = lc_count(fn, MPI_COMM_NULL, count, oldtype, &n, &big);
+    if (rc == MPI_SUCCESS)
+        *newtype = big; /* (committed already, as the program may commit it again) */
+    return rc;
+}
+
 int lc_aint(const char *fn, MPI_Comm comm, const char *what, MPI_Count v, MPI_Aint *out)
 {
     (void)fn, (void)comm, (void)what;

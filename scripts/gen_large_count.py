@@ -6,7 +6,9 @@ its "large counts" markers.
 Each MPI_X_c calls MPI_X: the two prototypes (both in mpi.h) are compared
 argument by argument, and every argument whose type differs is converted:
 an MPI_Count or MPI_Aint value to the int MPI_X takes, after checking that
-it fits (else MPI_ERR_COUNT, raised on the call's communicator); an
+it fits (else MPI_ERR_COUNT, raised on the call's communicator), except a
+count of a datatype (PAIRS), which above INT_MAX becomes one element of a
+type of that many elements (mpi/large_count_extra.c: lc_count); an
 MPI_Count or MPI_Aint result through an int or MPI_Aint of MPI_X; an array
 element by element into a temporary one, whose length the RULES below give
 (the communicator's size for the v-collectives, where the array is
@@ -52,8 +54,21 @@ RULES = {
 }
 # in-out pointers (read before the call); the other pointers are results
 INOUT = {"position"}
+# a count and the datatype it counts: above INT_MAX the call gets one
+# element of a type of that many (lc_count)
+PAIRS = {
+    "count": "datatype",
+    "sendcount": "sendtype",
+    "recvcount": "recvtype",
+    "origin_count": "origin_datatype",
+    "target_count": "target_datatype",
+    "result_count": "result_datatype",
+    "incount": "datatype",
+    "outcount": "datatype",
+}
 # written by hand (mpi/large_count_extra.c)
-HAND = {"MPI_Type_get_envelope_c", "MPI_Type_get_contents_c", "MPI_Op_create_c", "MPI_Type_size_c",
+HAND = {"MPI_Type_get_envelope_c", "MPI_Type_get_contents_c", "MPI_Op_create_c", "MPI_Type_contiguous_c",
+        "MPI_Type_size_c",
         "MPI_Type_get_extent_c", "MPI_Type_get_true_extent_c", "MPI_Get_count_c", "MPI_Get_elements_c"}
 
 
@@ -119,6 +134,7 @@ def gen():
         w("int %s(%s)" % (name, sig))
         w("{")
         decls, pre, post, args, frees = [], [], [], [], []
+        retype = {}
         uses_n = False
         for p, q in zip(cp, bp):
             n = p["name"]
@@ -152,6 +168,18 @@ def gen():
                 post.append("if (rc == MPI_SUCCESS && %s)\n        *%s = %s_;" % (n, n, n))
                 continue
             # a value
+            names = [x["name"] for x in cp]
+            if bt == "int" and PAIRS.get(n) in names and ct == "MPI_Count":
+                t = PAIRS[n]
+                decls.append("int %s_ = 0;" % n)
+                decls.append("MPI_Datatype %s_t_ = MPI_DATATYPE_NULL;" % n)
+                pre.append(
+                    "if (rc == MPI_SUCCESS)\n        rc = lc_count(fn, %s, %s, %s, &%s_, &%s_t_);" % (cexpr, n, t, n, n)
+                )
+                args.append(n + "_")
+                retype[t] = "%s_t_ != MPI_DATATYPE_NULL ? %s_t_ : %s" % (n, n, t)
+                frees.append("lc_type_free(&%s_t_);" % n)
+                continue
             if bt == "int":
                 decls.append("int %s_ = 0;" % n)
                 pre.append(
@@ -170,6 +198,7 @@ def gen():
         w("")
         for s in pre:
             w("    " + s)
+        args = [retype.get(a, a) for a in args]
         call = "    if (rc == MPI_SUCCESS)\n        rc = %s(%s);" % (bname, ", ".join(args))
         w(call)
         for s in post:

@@ -200,7 +200,7 @@ for s in $suites; do
         MBMPI_CC="cc $asan" MBMPI_LIBDIR="$top/build-asan/lib" MBMPI_TEST_BUILD="$top/build-asan/tests/mpi" \
             CFLAGS="-O1 -g" UBSAN_OPTIONS=halt_on_error=1 \
             tests/mpi/run.sh --providers mbshm \
-            --filter 'rma_(fence|direct|atomics|shared) np=2|attr_lang np=2|(thread_multiple|io|mpit|partitioned) np=2|session np=3' \
+            --filter 'rma_(fence|direct|atomics|shared) np=2|attr_lang np=2|(thread_multiple|io|mpit|partitioned|large_count) np=2|session np=3' \
             2>&1 | tee "$log/ar"
         count "$log/ar"
         # the nonblocking collectives switch stacks (coroutines): under ASan too

@@ -12,13 +12,17 @@
  * Allreduce_c with an op of MPI_Op_create_c whose length is an MPI_Count,
  * Gatherv_c with the arrays at the root only, Allgatherv_c, Alltoallv_c,
  * Reduce_scatter_c, Reduce_local_c), one-sided (Win_allocate_c, Put_c,
- * Get_c); counts above INT_MAX give MPI_ERR_COUNT (mbmpi's counts are int).
+ * Get_c); counts above INT_MAX (a receive of 3 * 10^9 bytes, a send of
+ * 3 * 10^9 elements of no bytes, Type_contiguous_c of 2^40 ints); a stride
+ * above INT_MAX and a negative count give MPI_ERR_COUNT.
  */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define TEST_NAME "large_count"
 static int rank = -1, size;
@@ -217,17 +221,46 @@ static void rma(void)
     MPI_CHECK(MPI_Win_free(&win));
 }
 
-static void errors(void)
+/* counts above INT_MAX: a receive of 3 * 10^9 bytes that gets 10, a send
+ * of 3 * 10^9 elements of a type of no bytes, a type of 2^40 ints; and what
+ * stays refused: a stride above INT_MAX, a negative count */
+static void big_counts(void)
 {
-    int x = 0, cls = -1;
-    MPI_Datatype t;
+    char out[10] = "0123456789", in[16] = {0}, *huge;
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size, cls = -1;
+    MPI_Datatype empty, t;
+    MPI_Request r;
+    MPI_Status st;
+    MPI_Count n;
+
+    /* (address space for 3 * 10^9 bytes; only the first page is touched) */
+    huge =
+        mmap(NULL, 3000000000UL, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(huge != MAP_FAILED, "mmap of 3 * 10^9 bytes failed");
+    MPI_CHECK(MPI_Irecv_c(huge, 3000000000LL, MPI_BYTE, prev, 9, MPI_COMM_WORLD, &r));
+    MPI_CHECK(MPI_Send_c(out, 10, MPI_BYTE, next, 9, MPI_COMM_WORLD));
+    MPI_CHECK(MPI_Wait(&r, &st));
+    MPI_CHECK(MPI_Get_count_c(&st, MPI_BYTE, &n));
+    CHECK(n == 10 && !memcmp(huge, out, 10) && huge[10] == 0, "receive of 3 * 10^9 bytes got %lld",
+          (long long)n);
+    munmap(huge, 3000000000UL);
+    MPI_CHECK(MPI_Type_contiguous(0, MPI_INT, &empty));
+    MPI_CHECK(MPI_Type_commit(&empty));
+    MPI_CHECK(MPI_Irecv_c(in, 3000000000LL, empty, prev, 10, MPI_COMM_WORLD, &r));
+    MPI_CHECK(MPI_Send_c(out, 3000000000LL, empty, next, 10, MPI_COMM_WORLD));
+    MPI_CHECK(MPI_Wait(&r, &st));
+    MPI_CHECK(MPI_Get_count_c(&st, MPI_BYTE, &n));
+    CHECK(n == 0, "3 * 10^9 elements of no bytes came as %lld bytes", (long long)n);
+    MPI_CHECK(MPI_Type_free(&empty));
+    MPI_CHECK(MPI_Type_contiguous_c((MPI_Count)1 << 40, MPI_INT, &t));
+    MPI_CHECK(MPI_Type_size_c(t, &n));
+    CHECK(n == (MPI_Count)4 << 40, "Type_contiguous_c of 2^40 ints: size %lld", (long long)n);
+    MPI_CHECK(MPI_Type_free(&t));
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Error_class(MPI_Send_c(&x, (MPI_Count)INT_MAX + 1, MPI_INT, rank, 0, MPI_COMM_WORLD), &cls);
-    CHECK(cls == MPI_ERR_COUNT, "Send_c of INT_MAX + 1 elements gave class %d", cls);
-    MPI_Error_class(MPI_Type_contiguous_c((MPI_Count)1 << 40, MPI_INT, &t), &cls);
-    CHECK(cls == MPI_ERR_COUNT, "Type_contiguous_c of 2^40 gave class %d", cls);
-    MPI_Error_class(MPI_Recv_c(&x, -1, MPI_INT, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), &cls);
+    MPI_Error_class(MPI_Type_vector_c(2, 1, (MPI_Count)1 << 40, MPI_INT, &t), &cls);
+    CHECK(cls == MPI_ERR_COUNT, "Type_vector_c with a stride of 2^40 gave class %d", cls);
+    MPI_Error_class(MPI_Recv_c(in, -1, MPI_INT, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), &cls);
     CHECK(cls == MPI_ERR_COUNT, "Recv_c of -1 elements gave class %d", cls);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
@@ -241,7 +274,7 @@ int main(int argc, char **argv)
     types();
     collectives();
     rma();
-    errors();
+    big_counts();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("PASS %s\n", TEST_NAME);
