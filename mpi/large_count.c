@@ -869,6 +869,8 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
     int *array_of_blocklengths_ = NULL;
     MPI_Aint *array_of_displacements_ = NULL;
 
+    if (lc_any_big(array_of_blocklengths, count))
+        return lc_blocks(fn, count, array_of_blocklengths, array_of_displacements, 0, NULL, oldtype, newtype);
     if (rc == MPI_SUCCESS)
         rc = lc_int(fn, MPI_COMM_NULL, "count", count, &count_);
     if (rc == MPI_SUCCESS && (1))
@@ -967,6 +969,9 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
     int *array_of_blocklengths_ = NULL;
     MPI_Aint *array_of_displacements_ = NULL;
 
+    if (lc_any_big(array_of_blocklengths, count))
+        return lc_blocks(fn, count, array_of_blocklengths, array_of_displacements, 0, array_of_types,
+                         MPI_DATATYPE_NULL, newtype);
     if (rc == MPI_SUCCESS)
         rc = lc_int(fn, MPI_COMM_NULL, "count", count, &count_);
     if (rc == MPI_SUCCESS && (1))
@@ -1017,6 +1022,8 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
     int *array_of_blocklengths_ = NULL;
     int *array_of_displacements_ = NULL;
 
+    if (lc_any_big(array_of_blocklengths, count))
+        return lc_blocks(fn, count, array_of_blocklengths, array_of_displacements, 1, NULL, oldtype, newtype);
     if (rc == MPI_SUCCESS)
         rc = lc_int(fn, MPI_COMM_NULL, "count", count, &count_);
     if (rc == MPI_SUCCESS && (1))

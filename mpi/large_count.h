@@ -27,6 +27,14 @@ int lc_array_aint(const char *fn, MPI_Comm comm, const void *in, MPI_Count n, MP
 int lc_count(const char *fn, MPI_Comm comm, MPI_Count count, MPI_Datatype datatype, int *n,
              MPI_Datatype *big);
 void lc_type_free(MPI_Datatype *big);
+/* Type_indexed_c, Type_create_hindexed_c, Type_create_struct_c with a block
+ * length above INT_MAX (lc_any_big): a struct type whose big blocks are one
+ * element of a nested contiguous type each. unit: the bytes of one
+ * displacement (1, or the extent of oldtype for Type_indexed_c); types: one
+ * per block, or NULL for oldtype. */
+int lc_any_big(const MPI_Count bl[], MPI_Count count);
+int lc_blocks(const char *fn, MPI_Count count, const MPI_Count bl[], const MPI_Count displs[], int in_extents,
+              const MPI_Datatype types[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 /* the length of a v-collective's arrays: the remote group's size for an
  * inter-communicator, else the communicator's (0 for an invalid one) */
 int lc_nprocs(MPI_Comm comm);

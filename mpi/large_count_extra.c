@@ -85,6 +85,54 @@ void lc_type_free(MPI_Datatype *big)
         MPI_Type_free(big);
 }
 
+int lc_any_big(const MPI_Count bl[], MPI_Count count)
+{
+    if (!bl || count <= 0 || count > INT_MAX)
+        return 0; /* (the int call says what is wrong) */
+    for (MPI_Count i = 0; i < count; i++)
+        if (bl[i] > INT_MAX)
+            return 1;
+    return 0;
+}
+
+int lc_blocks(const char *fn, MPI_Count count, const MPI_Count bl[], const MPI_Count displs[], int in_extents,
+              const MPI_Datatype types[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int n = (int)count, *bls = calloc((size_t)n, sizeof *bls), rc = MPI_SUCCESS, i;
+    MPI_Aint *disps = calloc((size_t)n, sizeof *disps), lb, extent = 1;
+    MPI_Datatype *tps = calloc((size_t)n, sizeof *tps), *big = calloc((size_t)n, sizeof *big);
+
+    if (!bls || !disps || !tps || !big || !displs || !newtype)
+        rc = !displs || !newtype ? MPI_ERR_ARG : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && in_extents)
+        rc = MPI_Type_get_extent(oldtype, &lb, &extent);
+    for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        MPI_Datatype t = types ? types[i] : oldtype;
+        big[i] = MPI_DATATYPE_NULL;
+        disps[i] = (MPI_Aint)displs[i] * (in_extents ? extent : 1);
+        if (bl[i] > INT_MAX) {
+            rc = big_type(bl[i], t, &big[i]);
+            bls[i] = 1;
+            tps[i] = big[i];
+        } else {
+            bls[i] = (int)bl[i];
+            tps[i] = t;
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_create_struct(n, bls, disps, tps, newtype);
+    for (i = 0; big && i < n; i++)
+        if (big[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&big[i]);
+    free(bls);
+    free(disps);
+    free(tps);
+    free(big);
+    return rc == MPI_SUCCESS
+               ? rc
+               : mpii_err(NULL, rc, fn, "could not build the type of %lld blocks", (long long)count);
+}
+
 int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_contiguous_c";

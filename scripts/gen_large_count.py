@@ -66,6 +66,14 @@ PAIRS = {
     "incount": "datatype",
     "outcount": "datatype",
 }
+# before the conversions: block lengths above INT_MAX (mpi/large_count_extra.c)
+FIRST = {
+    "MPI_Type_indexed_c": "lc_blocks(fn, count, array_of_blocklengths, array_of_displacements, 1, NULL, oldtype, newtype)",
+    "MPI_Type_create_hindexed_c": "lc_blocks(fn, count, array_of_blocklengths, array_of_displacements, 0, NULL, oldtype, "
+    "newtype)",
+    "MPI_Type_create_struct_c": "lc_blocks(fn, count, array_of_blocklengths, array_of_displacements, 0, array_of_types, "
+    "MPI_DATATYPE_NULL, newtype)",
+}
 # written by hand (mpi/large_count_extra.c)
 HAND = {"MPI_Type_get_envelope_c", "MPI_Type_get_contents_c", "MPI_Op_create_c", "MPI_Type_contiguous_c",
         "MPI_Type_size_c",
@@ -196,6 +204,9 @@ def gen():
         for d in decls:
             w("    " + d)
         w("")
+        if name in FIRST:
+            w("    if (lc_any_big(array_of_blocklengths, count))")
+            w("        return %s;" % FIRST[name])
         for s in pre:
             w("    " + s)
         args = [retype.get(a, a) for a in args]

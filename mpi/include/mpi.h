@@ -1291,7 +1291,8 @@ MPI_Session MPI_Session_f2c(MPI_Fint session);
 
 /* ---- large counts (MPI 4.0): mbmpi's counts are int inside ---- */
 /* MPI_X_c takes MPI_Count counts and MPI_Aint displacements and calls MPI_X
- * (mpi/large_count.c): a value above INT_MAX is refused with MPI_ERR_COUNT.
+ * (mpi/large_count.c): above INT_MAX, a count of a datatype becomes one element
+ * of a type of that many; another value (a stride ...) is MPI_ERR_COUNT.
  * Not provided: the _c forms of the nonblocking and persistent v-collectives
  * and of the neighborhood collectives. */
 typedef void(MPI_User_function_c)(void *invec, void *inoutvec, MPI_Count *len, MPI_Datatype *datatype);

@@ -13,7 +13,8 @@
  * Gatherv_c with the arrays at the root only, Allgatherv_c, Alltoallv_c,
  * Reduce_scatter_c, Reduce_local_c), one-sided (Win_allocate_c, Put_c,
  * Get_c); counts above INT_MAX (a receive of 3 * 10^9 bytes, a send of
- * 3 * 10^9 elements of no bytes, Type_contiguous_c of 2^40 ints); a stride
+ * 3 * 10^9 elements of no bytes, Type_contiguous_c of 2^40 ints, blocks of
+ * 3 * 10^9 in Type_create_hindexed_c / struct_c / indexed_c); a stride
  * above INT_MAX and a negative count give MPI_ERR_COUNT.
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
@@ -252,6 +253,28 @@ static void big_counts(void)
     MPI_CHECK(MPI_Get_count_c(&st, MPI_BYTE, &n));
     CHECK(n == 0, "3 * 10^9 elements of no bytes came as %lld bytes", (long long)n);
     MPI_CHECK(MPI_Type_free(&empty));
+    {
+        /* blocks above INT_MAX in the block-list constructors */
+        MPI_Count bl[3] = {1, 3000000000LL, 2}, disp[3] = {0, 8, 3000000100LL}, lb, ext;
+        MPI_Datatype types[3] = {MPI_CHAR, MPI_CHAR, MPI_INT};
+        MPI_CHECK(MPI_Type_create_hindexed_c(3, bl, disp, MPI_CHAR, &t));
+        MPI_CHECK(MPI_Type_size_c(t, &n));
+        CHECK(n == 3000000003LL, "hindexed_c with a block of 3 * 10^9: size %lld", (long long)n);
+        MPI_CHECK(MPI_Type_get_true_extent_c(t, &lb, &ext));
+        CHECK(lb == 0 && ext == 3000000102LL, "hindexed_c true extent %lld %lld", (long long)lb,
+              (long long)ext);
+        MPI_CHECK(MPI_Type_free(&t));
+        MPI_CHECK(MPI_Type_create_struct_c(3, bl, disp, types, &t));
+        MPI_CHECK(MPI_Type_size_c(t, &n));
+        CHECK(n == 3000000009LL, "struct_c with a block of 3 * 10^9: size %lld", (long long)n);
+        MPI_CHECK(MPI_Type_free(&t));
+        disp[1] = 2, disp[2] = 3000000002LL; /* in ints */
+        MPI_CHECK(MPI_Type_indexed_c(3, bl, disp, MPI_INT, &t));
+        MPI_CHECK(MPI_Type_get_true_extent_c(t, &lb, &ext));
+        CHECK(lb == 0 && ext == 4 * 3000000004LL, "indexed_c true extent %lld %lld", (long long)lb,
+              (long long)ext);
+        MPI_CHECK(MPI_Type_free(&t));
+    }
     MPI_CHECK(MPI_Type_contiguous_c((MPI_Count)1 << 40, MPI_INT, &t));
     MPI_CHECK(MPI_Type_size_c(t, &n));
     CHECK(n == (MPI_Count)4 << 40, "Type_contiguous_c of 2^40 ints: size %lld", (long long)n);
