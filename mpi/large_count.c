@@ -1762,3 +1762,669 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp
         *disp_unit = disp_unit_;
     return rc;
 }
+
+int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Allgatherv_init_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int *recvcounts_ = NULL;
+    int *displs_ = NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgatherv_init(sendbuf, sendcount_,
+                                 sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+                                 recvcounts_, displs_, recvtype, comm, info, request);
+    lc_keep(rc, request, recvcounts_, displs_, NULL, NULL);
+    lc_type_free(&sendcount_t_);
+    return rc;
+}
+
+int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                         const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    static const char fn[] = "MPI_Alltoallv_init_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int *sendcounts_ = NULL;
+    int *sdispls_ = NULL;
+    int *recvcounts_ = NULL;
+    int *rdispls_ = NULL;
+
+    if (rc == MPI_SUCCESS && (sendbuf != MPI_IN_PLACE))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(n), &sendcounts_);
+    if (rc == MPI_SUCCESS && (sendbuf != MPI_IN_PLACE))
+        rc = lc_array_int(fn, comm, sdispls, (MPI_Count)(n), &sdispls_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, rdispls, (MPI_Count)(n), &rdispls_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Alltoallv_init(sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_, rdispls_,
+                                recvtype, comm, info, request);
+    lc_keep(rc, request, sendcounts_, sdispls_, recvcounts_, rdispls_);
+    return rc;
+}
+
+int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Alltoallw_init_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int *sendcounts_ = NULL;
+    int *sdispls_ = NULL;
+    int *recvcounts_ = NULL;
+    int *rdispls_ = NULL;
+
+    if (rc == MPI_SUCCESS && (sendbuf != MPI_IN_PLACE))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(n), &sendcounts_);
+    if (rc == MPI_SUCCESS && (sendbuf != MPI_IN_PLACE))
+        rc = lc_array_int(fn, comm, sdispls, (MPI_Count)(n), &sdispls_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, rdispls, (MPI_Count)(n), &rdispls_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Alltoallw_init(sendbuf, sendcounts_, sdispls_, sendtypes, recvbuf, recvcounts_, rdispls_,
+                                recvtypes, comm, info, request);
+    lc_keep(rc, request, sendcounts_, sdispls_, recvcounts_, rdispls_);
+    return rc;
+}
+
+int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Gatherv_init_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int *recvcounts_ = NULL;
+    int *displs_ = NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
+    if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc =
+            MPI_Gatherv_init(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                             recvbuf, recvcounts_, displs_, recvtype, root, comm, info, request);
+    lc_keep(rc, request, recvcounts_, displs_, NULL, NULL);
+    lc_type_free(&sendcount_t_);
+    return rc;
+}
+
+int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Iallgatherv_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int *recvcounts_ = NULL;
+    int *displs_ = NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Iallgatherv(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                             recvbuf, recvcounts_, displs_, recvtype, comm, request);
+    lc_keep(rc, request, recvcounts_, displs_, NULL, NULL);
+    lc_type_free(&sendcount_t_);
+    return rc;
+}
+
+int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ialltoallv_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int *sendcounts_ = NULL;
+    int *sdispls_ = NULL;
+    int *recvcounts_ = NULL;
+    int *rdispls_ = NULL;
+
+    if (rc == MPI_SUCCESS && (sendbuf != MPI_IN_PLACE))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(n), &sendcounts_);
+    if (rc == MPI_SUCCESS && (sendbuf != MPI_IN_PLACE))
+        rc = lc_array_int(fn, comm, sdispls, (MPI_Count)(n), &sdispls_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, rdispls, (MPI_Count)(n), &rdispls_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ialltoallv(sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_, rdispls_,
+                            recvtype, comm, request);
+    lc_keep(rc, request, sendcounts_, sdispls_, recvcounts_, rdispls_);
+    return rc;
+}
+
+int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                     MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ialltoallw_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int *sendcounts_ = NULL;
+    int *sdispls_ = NULL;
+    int *recvcounts_ = NULL;
+    int *rdispls_ = NULL;
+
+    if (rc == MPI_SUCCESS && (sendbuf != MPI_IN_PLACE))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(n), &sendcounts_);
+    if (rc == MPI_SUCCESS && (sendbuf != MPI_IN_PLACE))
+        rc = lc_array_int(fn, comm, sdispls, (MPI_Count)(n), &sdispls_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, rdispls, (MPI_Count)(n), &rdispls_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ialltoallw(sendbuf, sendcounts_, sdispls_, sendtypes, recvbuf, recvcounts_, rdispls_,
+                            recvtypes, comm, request);
+    lc_keep(rc, request, sendcounts_, sdispls_, recvcounts_, rdispls_);
+    return rc;
+}
+
+int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Igatherv_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int *recvcounts_ = NULL;
+    int *displs_ = NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(n), &recvcounts_);
+    if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Igatherv(sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                          recvbuf, recvcounts_, displs_, recvtype, root, comm, request);
+    lc_keep(rc, request, recvcounts_, displs_, NULL, NULL);
+    lc_type_free(&sendcount_t_);
+    return rc;
+}
+
+int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ineighbor_allgather_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ineighbor_allgather(
+            sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+            recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, comm, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
+    return rc;
+}
+
+int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ineighbor_allgatherv_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int *recvcounts_ = NULL;
+    int *displs_ = NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(lc_indegree(comm)), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ineighbor_allgatherv(sendbuf, sendcount_,
+                                      sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+                                      recvcounts_, displs_, recvtype, comm, request);
+    lc_keep(rc, request, recvcounts_, displs_, NULL, NULL);
+    lc_type_free(&sendcount_t_);
+    return rc;
+}
+
+int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ineighbor_alltoall_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ineighbor_alltoall(
+            sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+            recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, comm, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
+    return rc;
+}
+
+int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ineighbor_alltoallv_c";
+    int rc = MPI_SUCCESS;
+    int *sendcounts_ = NULL;
+    int *sdispls_ = NULL;
+    int *recvcounts_ = NULL;
+    int *rdispls_ = NULL;
+
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(lc_outdegree(comm)), &sendcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sdispls, (MPI_Count)(lc_outdegree(comm)), &sdispls_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, rdispls, (MPI_Count)(lc_indegree(comm)), &rdispls_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ineighbor_alltoallv(sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_, rdispls_,
+                                     recvtype, comm, request);
+    lc_keep(rc, request, sendcounts_, sdispls_, recvcounts_, rdispls_);
+    return rc;
+}
+
+int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ineighbor_alltoallw_c";
+    int rc = MPI_SUCCESS;
+    int *sendcounts_ = NULL;
+    int *recvcounts_ = NULL;
+
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(lc_outdegree(comm)), &sendcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ineighbor_alltoallw(sendbuf, sendcounts_, sdispls, sendtypes, recvbuf, recvcounts_, rdispls,
+                                     recvtypes, comm, request);
+    lc_keep(rc, request, sendcounts_, recvcounts_, NULL, NULL);
+    return rc;
+}
+
+int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ireduce_scatter_c";
+    int rc = MPI_SUCCESS;
+    int *recvcounts_ = NULL;
+
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_local_size(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts_, datatype, op, comm, request);
+    lc_keep(rc, request, recvcounts_, NULL, NULL, NULL);
+    return rc;
+}
+
+int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Iscatterv_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int *sendcounts_ = NULL;
+    int *displs_ = NULL;
+    int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(n), &sendcounts_);
+    if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Iscatterv(sendbuf, sendcounts_, displs_, sendtype, recvbuf, recvcount_,
+                           recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, root, comm, request);
+    lc_keep(rc, request, sendcounts_, displs_, NULL, NULL);
+    lc_type_free(&recvcount_t_);
+    return rc;
+}
+
+int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Neighbor_allgather_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_allgather(
+            sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+            recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, comm);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
+    return rc;
+}
+
+int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_allgather_init_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_allgather_init(
+            sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+            recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, comm, info, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
+    return rc;
+}
+
+int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                              MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Neighbor_allgatherv_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int *recvcounts_ = NULL;
+    int *displs_ = NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(lc_indegree(comm)), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_allgatherv(sendbuf, sendcount_,
+                                     sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+                                     recvcounts_, displs_, recvtype, comm);
+    lc_type_free(&sendcount_t_);
+    free(recvcounts_);
+    free(displs_);
+    return rc;
+}
+
+int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_allgatherv_init_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int *recvcounts_ = NULL;
+    int *displs_ = NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(lc_indegree(comm)), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_allgatherv_init(sendbuf, sendcount_,
+                                          sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype,
+                                          recvbuf, recvcounts_, displs_, recvtype, comm, info, request);
+    lc_keep(rc, request, recvcounts_, displs_, NULL, NULL);
+    lc_type_free(&sendcount_t_);
+    return rc;
+}
+
+int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Neighbor_alltoall_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_alltoall(
+            sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+            recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, comm);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
+    return rc;
+}
+
+int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_alltoall_init_c";
+    int rc = MPI_SUCCESS;
+    int sendcount_ = 0;
+    MPI_Datatype sendcount_t_ = MPI_DATATYPE_NULL;
+    int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, sendcount, sendtype, &sendcount_, &sendcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_alltoall_init(
+            sendbuf, sendcount_, sendcount_t_ != MPI_DATATYPE_NULL ? sendcount_t_ : sendtype, recvbuf,
+            recvcount_, recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, comm, info, request);
+    lc_type_free(&sendcount_t_);
+    lc_type_free(&recvcount_t_);
+    return rc;
+}
+
+int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                             const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Neighbor_alltoallv_c";
+    int rc = MPI_SUCCESS;
+    int *sendcounts_ = NULL;
+    int *sdispls_ = NULL;
+    int *recvcounts_ = NULL;
+    int *rdispls_ = NULL;
+
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(lc_outdegree(comm)), &sendcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sdispls, (MPI_Count)(lc_outdegree(comm)), &sdispls_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, rdispls, (MPI_Count)(lc_indegree(comm)), &rdispls_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_alltoallv(sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_, rdispls_,
+                                    recvtype, comm);
+    free(sendcounts_);
+    free(sdispls_);
+    free(recvcounts_);
+    free(rdispls_);
+    return rc;
+}
+
+int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_alltoallv_init_c";
+    int rc = MPI_SUCCESS;
+    int *sendcounts_ = NULL;
+    int *sdispls_ = NULL;
+    int *recvcounts_ = NULL;
+    int *rdispls_ = NULL;
+
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(lc_outdegree(comm)), &sendcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sdispls, (MPI_Count)(lc_outdegree(comm)), &sdispls_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, rdispls, (MPI_Count)(lc_indegree(comm)), &rdispls_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_alltoallv_init(sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_,
+                                         rdispls_, recvtype, comm, info, request);
+    lc_keep(rc, request, sendcounts_, sdispls_, recvcounts_, rdispls_);
+    return rc;
+}
+
+int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Neighbor_alltoallw_c";
+    int rc = MPI_SUCCESS;
+    int *sendcounts_ = NULL;
+    int *recvcounts_ = NULL;
+
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(lc_outdegree(comm)), &sendcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_alltoallw(sendbuf, sendcounts_, sdispls, sendtypes, recvbuf, recvcounts_, rdispls,
+                                    recvtypes, comm);
+    free(sendcounts_);
+    free(recvcounts_);
+    return rc;
+}
+
+int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_alltoallw_init_c";
+    int rc = MPI_SUCCESS;
+    int *sendcounts_ = NULL;
+    int *recvcounts_ = NULL;
+
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(lc_outdegree(comm)), &sendcounts_);
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_indegree(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Neighbor_alltoallw_init(sendbuf, sendcounts_, sdispls, sendtypes, recvbuf, recvcounts_,
+                                         rdispls, recvtypes, comm, info, request);
+    lc_keep(rc, request, sendcounts_, recvcounts_, NULL, NULL);
+    return rc;
+}
+
+int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request)
+{
+    static const char fn[] = "MPI_Reduce_scatter_init_c";
+    int rc = MPI_SUCCESS;
+    int *recvcounts_ = NULL;
+
+    if (rc == MPI_SUCCESS && (1))
+        rc = lc_array_int(fn, comm, recvcounts, (MPI_Count)(lc_local_size(comm)), &recvcounts_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts_, datatype, op, comm, info, request);
+    lc_keep(rc, request, recvcounts_, NULL, NULL, NULL);
+    return rc;
+}
+
+int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                        MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                        int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Scatterv_init_c";
+    int rc = MPI_SUCCESS;
+    int n = lc_nprocs(comm);
+    int *sendcounts_ = NULL;
+    int *displs_ = NULL;
+    int recvcount_ = 0;
+    MPI_Datatype recvcount_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
+        rc = lc_array_int(fn, comm, sendcounts, (MPI_Count)(n), &sendcounts_);
+    if (rc == MPI_SUCCESS && (lc_at_root(comm, root)))
+        rc = lc_array_int(fn, comm, displs, (MPI_Count)(n), &displs_);
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, comm, recvcount, recvtype, &recvcount_, &recvcount_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Scatterv_init(sendbuf, sendcounts_, displs_, sendtype, recvbuf, recvcount_,
+                               recvcount_t_ != MPI_DATATYPE_NULL ? recvcount_t_ : recvtype, root, comm, info,
+                               request);
+    lc_keep(rc, request, sendcounts_, displs_, NULL, NULL);
+    lc_type_free(&recvcount_t_);
+    return rc;
+}

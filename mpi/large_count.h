@@ -35,6 +35,13 @@ void lc_type_free(MPI_Datatype *big);
 int lc_any_big(const MPI_Count bl[], MPI_Count count);
 int lc_blocks(const char *fn, MPI_Count count, const MPI_Count bl[], const MPI_Count displs[], int in_extents,
               const MPI_Datatype types[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+/* The converted arrays of a nonblocking or persistent call (up to 4, NULL
+ * ones skipped) go with its request, freed when the request is (they must
+ * live until then); freed at once when the call failed. */
+void lc_keep(int rc, MPI_Request *request, void *a, void *b, void *c, void *d);
+/* a neighborhood collective's arrays: in- and out-degree of comm's topology */
+int lc_indegree(MPI_Comm comm);
+int lc_outdegree(MPI_Comm comm);
 /* the length of a v-collective's arrays: the remote group's size for an
  * inter-communicator, else the communicator's (0 for an invalid one) */
 int lc_nprocs(MPI_Comm comm);

@@ -301,3 +301,66 @@ int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *
         *count = status->mbmpi_count / size;
     return MPI_SUCCESS;
 }
+
+typedef struct lc_kept {
+    void *p[4];
+} lc_kept_t;
+
+void lc_keep(int rc, MPI_Request *request, void *a, void *b, void *c, void *d)
+{
+    mpii_request_t *r = rc == MPI_SUCCESS && request ? mpii_request_get(*request) : NULL;
+    lc_kept_t *k = r && !r->lc_keep ? malloc(sizeof *k) : NULL;
+
+    if (!k) {
+        /* failed call; or no memory: the call has finished with the arrays
+         * only if it failed, so keep them rather than free them under it */
+        if (rc != MPI_SUCCESS || !r) {
+            free(a), free(b), free(c), free(d);
+            return;
+        }
+        return; /* (a leak, never a use after free) */
+    }
+    k->p[0] = a, k->p[1] = b, k->p[2] = c, k->p[3] = d;
+    r->lc_keep = k;
+}
+
+void mpii_lc_release(void *keep)
+{
+    lc_kept_t *k = keep;
+    for (int i = 0; i < 4; i++)
+        free(k->p[i]);
+    free(k);
+}
+
+static void degrees(MPI_Comm comm, int *in, int *out)
+{
+    int kind = MPI_UNDEFINED, w = 0, nd = 0, rank = 0;
+
+    *in = *out = 0;
+    if (MPI_Topo_test(comm, &kind) != MPI_SUCCESS)
+        return;
+    if (kind == MPI_DIST_GRAPH) {
+        MPI_Dist_graph_neighbors_count(comm, in, out, &w);
+    } else if (kind == MPI_GRAPH) {
+        MPI_Comm_rank(comm, &rank);
+        MPI_Graph_neighbors_count(comm, rank, in);
+        *out = *in;
+    } else if (kind == MPI_CART) {
+        MPI_Cartdim_get(comm, &nd);
+        *in = *out = 2 * nd;
+    }
+}
+
+int lc_indegree(MPI_Comm comm)
+{
+    int in, out;
+    degrees(comm, &in, &out);
+    return in;
+}
+
+int lc_outdegree(MPI_Comm comm)
+{
+    int in, out;
+    degrees(comm, &in, &out);
+    return out;
+}

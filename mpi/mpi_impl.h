@@ -203,6 +203,8 @@ MPI_Errhandler *mpii_file_errhandler(MPI_File file);
 MPI_Errhandler *mpii_session_errhandler(MPI_Session session);
 int mpii_session_count(void);
 void mpii_session_finalize(void);
+/* free what a large-count call kept for a request (mpi/large_count_extra.c) */
+void mpii_lc_release(void *keep);
 /* an error handler an object may be given (mpi/errhandler.c) */
 int mpii_errhandler_valid(MPI_Errhandler h);
 /* mpi/init.c: start the library for a session (MPI_SUCCESS when it runs

@@ -78,6 +78,7 @@ static mpii_request_t *req_new(void)
     r->tmp = NULL;
     r->p_dtcopy = NULL;
     r->pcoll = NULL;
+    r->lc_keep = NULL;
     r->persistent = 0;
     r->active = 1;
     return r;
@@ -113,6 +114,10 @@ static void req_release(mpii_request_t *r)
     if (r->pcoll) {
         mpii_nbc_pfree(r->pcoll);
         r->pcoll = NULL;
+    }
+    if (r->lc_keep) {
+        mpii_lc_release(r->lc_keep);
+        r->lc_keep = NULL;
     }
     if (r->p_parts) {
         free(r->p_ready);

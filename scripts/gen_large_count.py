@@ -44,6 +44,19 @@ RULES = {
     "MPI_Alltoallv_c": {"sendcounts": V_SEND, "sdispls": V_SEND, "recvcounts": V_ALL, "rdispls": V_ALL},
     "MPI_Alltoallw_c": {"sendcounts": V_SEND, "sdispls": V_SEND, "recvcounts": V_ALL, "rdispls": V_ALL},
     "MPI_Reduce_scatter_c": {"recvcounts": ("lc_local_size(comm)", "1")},
+    "MPI_Neighbor_allgatherv_c": {"recvcounts": ("lc_indegree(comm)", "1"), "displs": ("lc_indegree(comm)", "1")},
+    "MPI_Neighbor_alltoallv_c": {
+        "sendcounts": ("lc_outdegree(comm)", "1"),
+        "sdispls": ("lc_outdegree(comm)", "1"),
+        "recvcounts": ("lc_indegree(comm)", "1"),
+        "rdispls": ("lc_indegree(comm)", "1"),
+    },
+    "MPI_Neighbor_alltoallw_c": {
+        "sendcounts": ("lc_outdegree(comm)", "1"),
+        "sdispls": ("lc_outdegree(comm)", "1"),
+        "recvcounts": ("lc_indegree(comm)", "1"),
+        "rdispls": ("lc_indegree(comm)", "1"),
+    },
     "MPI_Type_indexed_c": {"*": ("count", "1")},
     "MPI_Type_create_hindexed_c": {"*": ("count", "1")},
     "MPI_Type_create_indexed_block_c": {"*": ("count", "1")},
@@ -52,6 +65,13 @@ RULES = {
     "MPI_Type_create_subarray_c": {"*": ("ndims", "1")},
     "MPI_Type_create_darray_c": {"*": ("ndims", "1")},
 }
+# the nonblocking (MPI_Ix_c) and persistent (MPI_X_init_c) forms read the
+# arrays until the request goes: theirs are kept with it (lc_keep)
+for _n in list(RULES):
+    _b = _n[4:-2]
+    RULES["MPI_I" + _b[0].lower() + _b[1:] + "_c"] = RULES[_n]
+    RULES["MPI_" + _b + "_init_c"] = RULES[_n]
+
 # in-out pointers (read before the call); the other pointers are results
 INOUT = {"position"}
 # a count and the datatype it counts: above INT_MAX the call gets one
@@ -214,6 +234,12 @@ def gen():
         w(call)
         for s in post:
             w("    " + s)
+        arrays = [f[len("free(") : -2] for f in frees if f.startswith("free(")]
+        if arrays and "request" in [x["name"] for x in cp]:
+            if len(arrays) > 4:
+                raise SystemExit("gen_large_count: %s keeps more than 4 arrays" % name)
+            w("    lc_keep(rc, request, %s);" % ", ".join(arrays + ["NULL"] * (4 - len(arrays))))
+            frees = [f for f in frees if not f.startswith("free(")]
         for s in frees:
             w("    " + s)
         w("    return rc;")

@@ -450,7 +450,7 @@ static void req_setup(mpii_request_t *r, mpii_comm_t *comm)
     r->comm = comm;
     mpii_req_hold_comm(r, comm); /* kept until the request goes: MPI_Comm_free waits */
     r->udt = NULL;
-    r->tmp = NULL;
+    r->tmp = NULL; /* (r->lc_keep stays: a persistent request's converted arrays) */
     r->ubytes = 0;
     r->nbc_rc = MPI_SUCCESS;
 }

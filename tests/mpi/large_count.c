@@ -11,7 +11,9 @@
  * Pack_size_c with an MPI_Count position, collectives (Bcast_c,
  * Allreduce_c with an op of MPI_Op_create_c whose length is an MPI_Count,
  * Gatherv_c with the arrays at the root only, Allgatherv_c, Alltoallv_c,
- * Reduce_scatter_c, Reduce_local_c), one-sided (Win_allocate_c, Put_c,
+ * Reduce_scatter_c, Reduce_local_c; Ialltoallv_c and Alltoallv_init_c,
+ * whose converted arrays must live until the request goes;
+ * Neighbor_alltoallv_c on a ring), one-sided (Win_allocate_c, Put_c,
  * Get_c); counts above INT_MAX (a receive of 3 * 10^9 bytes, a send of
  * 3 * 10^9 elements of no bytes, Type_contiguous_c of 2^40 ints, blocks of
  * 3 * 10^9 in Type_create_hindexed_c / struct_c / indexed_c); a stride
@@ -195,6 +197,39 @@ static void collectives(void)
     MPI_CHECK(MPI_Alltoallv_c(mine, cnt, dsp, MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
     for (int i = 0; i < size; i++)
         CHECK(all[i] == i, "Alltoallv_c got %d from %d", all[i], i);
+    /* the nonblocking and persistent forms keep their converted arrays */
+    {
+        MPI_Request r;
+        for (int i = 0; i < size; i++)
+            all[i] = -1;
+        MPI_CHECK(MPI_Ialltoallv_c(mine, cnt, dsp, MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &r));
+        MPI_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        for (int i = 0; i < size; i++)
+            CHECK(all[i] == i, "Ialltoallv_c got %d from %d", all[i], i);
+        MPI_CHECK(MPI_Alltoallv_init_c(mine, cnt, dsp, MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD,
+                                       MPI_INFO_NULL, &r));
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < size; i++)
+                all[i] = -1;
+            MPI_CHECK(MPI_Start(&r));
+            MPI_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            for (int i = 0; i < size; i++)
+                CHECK(all[i] == i, "Alltoallv_init_c round %d got %d from %d", round, all[i], i);
+        }
+        MPI_CHECK(MPI_Request_free(&r));
+    }
+    /* a ring's neighbors: one int from each */
+    {
+        MPI_Comm ring;
+        int dims[1] = {size}, periods[1] = {1}, got[2] = {-1, -1}, two[2] = {rank, rank};
+        MPI_Count c2[2] = {1, 1};
+        MPI_Aint d2[2] = {0, 1};
+        MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+        MPI_CHECK(MPI_Neighbor_alltoallv_c(two, c2, d2, MPI_INT, got, c2, d2, MPI_INT, ring));
+        CHECK(got[0] == (rank + size - 1) % size && got[1] == (rank + 1) % size,
+              "Neighbor_alltoallv_c got %d %d", got[0], got[1]);
+        MPI_CHECK(MPI_Comm_free(&ring));
+    }
     /* reduce-scatter: one int each, the sum of the ranks */
     MPI_CHECK(MPI_Reduce_scatter_c(mine, &v, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CHECK(v == size * (size - 1) / 2, "Reduce_scatter_c gave %d", v);
