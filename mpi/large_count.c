@@ -2428,3 +2428,473 @@ int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
     lc_type_free(&recvcount_t_);
     return rc;
 }
+
+int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_at_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_read_at(fh, offset, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                              status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_at_all_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_read_at_all(fh, offset, buf, count_,
+                                  count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_at_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write_at(fh, offset, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                               status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_at_all_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write_at_all(fh, offset, buf, count_,
+                                   count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_at_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iread_at(fh, offset, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                               request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_at_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iwrite_at(fh, offset, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_at_all_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iread_at_all(fh, offset, buf, count_,
+                                   count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_at_all_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iwrite_at_all(fh, offset, buf, count_,
+                                    count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_read(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_all_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_read_all(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_all_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write_all(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iread(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iwrite(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_all_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc =
+            MPI_File_iread_all(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype, request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_all_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iwrite_all(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                 request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_shared_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_read_shared(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                  status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_shared_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write_shared(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                   status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_shared_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iread_shared(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                   request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_shared_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_iwrite_shared(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                    request);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_ordered_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_read_ordered(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                   status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_ordered_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write_ordered(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype,
+                                    status);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                 MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_read_at_all_begin_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_read_at_all_begin(fh, offset, buf, count_,
+                                        count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                  MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_write_at_all_begin_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write_at_all_begin(fh, offset, buf, count_,
+                                         count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_read_all_begin_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_read_all_begin(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_write_all_begin_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write_all_begin(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_read_ordered_begin_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc =
+            MPI_File_read_ordered_begin(fh, buf, count_, count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_write_ordered_begin_c";
+    int rc = MPI_SUCCESS;
+    int count_ = 0;
+    MPI_Datatype count_t_ = MPI_DATATYPE_NULL;
+
+    if (rc == MPI_SUCCESS)
+        rc = lc_count(fn, MPI_COMM_NULL, count, datatype, &count_, &count_t_);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_write_ordered_begin(fh, buf, count_,
+                                          count_t_ != MPI_DATATYPE_NULL ? count_t_ : datatype);
+    lc_type_free(&count_t_);
+    return rc;
+}
+
+int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Aint extent_ = 0;
+
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_get_type_extent(fh, datatype, extent ? &extent_ : NULL);
+    if (rc == MPI_SUCCESS && extent)
+        *extent = extent_;
+    return rc;
+}

@@ -13,7 +13,8 @@
  * Gatherv_c with the arrays at the root only, Allgatherv_c, Alltoallv_c,
  * Reduce_scatter_c, Reduce_local_c; Ialltoallv_c and Alltoallv_init_c,
  * whose converted arrays must live until the request goes;
- * Neighbor_alltoallv_c on a ring), one-sided (Win_allocate_c, Put_c,
+ * Neighbor_alltoallv_c on a ring), MPI-IO (File_write_at_all_c,
+ * File_read_at_c, File_get_type_extent_c), one-sided (Win_allocate_c, Put_c,
  * Get_c); counts above INT_MAX (a receive of 3 * 10^9 bytes, a send of
  * 3 * 10^9 elements of no bytes, Type_contiguous_c of 2^40 ints, blocks of
  * 3 * 10^9 in Type_create_hindexed_c / struct_c / indexed_c); a stride
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define TEST_NAME "large_count"
 static int rank = -1, size;
@@ -239,6 +241,28 @@ static void collectives(void)
     free(mine);
 }
 
+static void io(void)
+{
+    char path[64];
+    int v[4] = {rank, rank + 1, rank + 2, rank + 3}, got[4] = {0};
+    MPI_File fh;
+    MPI_Status st;
+    MPI_Count n;
+
+    snprintf(path, sizeof path, "/tmp/mbmpi-large-count-%d", (int)getpid());
+    MPI_CHECK(MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD));
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                            MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_write_at_all_c(fh, (MPI_Offset)rank * 16, v, 4, MPI_INT, &st));
+    MPI_CHECK(MPI_Get_count_c(&st, MPI_INT, &n));
+    CHECK(n == 4, "File_write_at_all_c wrote %lld", (long long)n);
+    MPI_CHECK(MPI_File_read_at_c(fh, (MPI_Offset)rank * 16, got, 4, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(got[3] == rank + 3, "File_read_at_c read %d", got[3]);
+    MPI_CHECK(MPI_File_get_type_extent_c(fh, MPI_DOUBLE, &n));
+    CHECK(n == 8, "File_get_type_extent_c gave %lld", (long long)n);
+    MPI_CHECK(MPI_File_close(&fh));
+}
+
 static void rma(void)
 {
     int *base = NULL, v = rank, got = -1;
@@ -332,6 +356,7 @@ int main(int argc, char **argv)
     types();
     collectives();
     rma();
+    io();
     big_counts();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
