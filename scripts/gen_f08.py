@@ -244,7 +244,7 @@ def arg_decl(ctype, cname, name, proto):
         return ["integer(kind=MPI_COUNT_KIND)" + dim + " :: " + name]
     if ctype in ("MPI_Fint*", "constMPI_Fint*"):
         pt = proto[0].replace("const", "").rstrip("*") if proto else "int"
-        if pt == "MPI_Status":
+        if pt in ("MPI_Status", "MPI_F08_status"):
             return ["type(MPI_Status)" + dim + " :: " + name]
         if pt.startswith("MPI_") and pt[4:] in HANDLES:
             return ["type(" + pt + ")" + dim + " :: " + name]
@@ -340,8 +340,12 @@ def gen():
     for i, r in enumerate(rn):
         w("      " + r + (", &" if i + 1 < len(rn) else ""))
     w("  implicit none")
-    for i in range(0, len(binds), 4):
-        w("  private :: " + ", ".join("f77_" + f[4:] for _, f, _, _ in binds[i : i + 4]))
+    names = ["f77_" + f[4:] for _, f, _, _ in binds]
+    while names:  # (lines of at most 100 characters)
+        line = "  private :: " + names.pop(0)
+        while names and len(line) + 2 + len(names[0]) <= 100:
+            line += ", " + names.pop(0)
+        w(line)
     w("")
     w("  ! constants of mpif.h; handles typed")
     for ftype, name, val in mpif_consts():

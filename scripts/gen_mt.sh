@@ -20,7 +20,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 mkdir -p "$out"
-skip='^MPI_(Init|Init_thread|Initialized|Finalized|Query_thread|Is_thread_main|Get_version|Get_library_version|Wtime|Wtick|Aint_add|Aint_diff|Abort|Pcontrol|[A-Z0-9_]+|[A-Za-z_]+_(c2f|f2c))$'
+skip='^MPI_(Init|Init_thread|Initialized|Finalized|Query_thread|Is_thread_main|Get_version|Get_library_version|Wtime|Wtick|Aint_add|Aint_diff|Abort|Pcontrol|[A-Z0-9_]+|[A-Za-z_]+_(c2f|f2c|c2f08|f082c|f2f08|f082f))$'
 # one line per function: "<return type>|<name>|<parameters>|<argument names>"
 awk -v skip="$skip" '
     !in_decl && /^[A-Za-z_][A-Za-z_0-9 ]* \**MPIX?_[A-Za-z0-9_]+\(/ { in_decl = 1; s = "" }

@@ -308,6 +308,44 @@ int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     return MPI_SUCCESS;
 }
 
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "MPI_F08_status is a Fortran status");
+
+/* The four conversions of MPI 4.0 19.3.5: every kind of status holds the
+ * same bytes here, so each is a copy (the sentinels are no status). */
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+    return MPI_Status_c2f(c_status, (MPI_Fint *)f08_status);
+}
+
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+    return MPI_Status_f2c((const MPI_Fint *)f08_status, c_status);
+}
+
+int MPI_Status_f2f08(const MPI_Fint f_status[], MPI_F08_status *f08_status)
+{
+    if (!f_status || !f08_status || mf_status_ignored(f_status) || mf_status_ignored((MPI_Fint *)f08_status))
+        return MPI_ERR_ARG;
+    memcpy(f08_status, f_status, sizeof(*f08_status));
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint f_status[])
+{
+    return MPI_Status_f2f08((const MPI_Fint *)f08_status, (MPI_F08_status *)f_status);
+}
+
+/* ... and from Fortran (mpi_f08: MPI_Status_f2f08 / MPI_Status_f082f) */
+void mpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierr)
+{
+    *ierr = MPI_Status_f2f08(f_status, (MPI_F08_status *)f08_status);
+}
+
+void mpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierr)
+{
+    *ierr = MPI_Status_f082f((MPI_F08_status *)f08_status, f_status);
+}
+
 /* ---- sessions (MPI 4.0 11.3) ---- */
 
 void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierr)

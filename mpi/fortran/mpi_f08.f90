@@ -1256,6 +1256,18 @@ module mbmpi_f08_f77
       integer :: level
       integer :: ierror
     end subroutine mpi_pcontrol
+    subroutine mpi_status_f2f08(f_status, f08_status, ierror)
+      import
+      integer, dimension(*) :: f_status
+      type(MPI_Status) :: f08_status
+      integer :: ierror
+    end subroutine mpi_status_f2f08
+    subroutine mpi_status_f082f(f08_status, f_status, ierror)
+      import
+      type(MPI_Status) :: f08_status
+      integer, dimension(*) :: f_status
+      integer :: ierror
+    end subroutine mpi_status_f082f
     subroutine mpi_session_init(info, errhandler, session, ierror)
       import
       type(MPI_Info) :: info
@@ -3928,6 +3940,8 @@ module mpi_f08
       f77_alloc_mem => mpi_alloc_mem, &
       f77_free_mem => mpi_free_mem, &
       f77_pcontrol => mpi_pcontrol, &
+      f77_status_f2f08 => mpi_status_f2f08, &
+      f77_status_f082f => mpi_status_f082f, &
       f77_session_init => mpi_session_init, &
       f77_session_finalize => mpi_session_finalize, &
       f77_session_get_num_psets => mpi_session_get_num_psets, &
@@ -4194,108 +4208,104 @@ module mpi_f08
       f77_win_flush_local_all => mpi_win_flush_local_all, &
       f77_win_sync => mpi_win_sync
   implicit none
-  private :: f77_comm_create_keyval, f77_keyval_create, f77_type_create_keyval, f77_win_create_keyval
-  private :: f77_comm_free_keyval, f77_keyval_free, f77_type_free_keyval, f77_comm_set_attr
-  private :: f77_comm_get_attr, f77_comm_delete_attr, f77_attr_put, f77_attr_get
+  private :: f77_comm_create_keyval, f77_keyval_create, f77_type_create_keyval
+  private :: f77_win_create_keyval, f77_comm_free_keyval, f77_keyval_free, f77_type_free_keyval
+  private :: f77_comm_set_attr, f77_comm_get_attr, f77_comm_delete_attr, f77_attr_put, f77_attr_get
   private :: f77_attr_delete, f77_type_set_attr, f77_type_get_attr, f77_type_delete_attr
   private :: f77_win_free_keyval, f77_win_set_attr, f77_win_get_attr, f77_win_delete_attr
-  private :: f77_barrier, f77_bcast, f77_reduce, f77_allreduce
-  private :: f77_reduce_scatter_block, f77_reduce_scatter, f77_scan, f77_exscan
-  private :: f77_reduce_local, f77_scatter, f77_scatterv, f77_gather
-  private :: f77_gatherv, f77_allgather, f77_allgatherv, f77_alltoall
-  private :: f77_alltoallv, f77_op_create, f77_op_free, f77_op_commutative
-  private :: f77_ibarrier, f77_ibcast, f77_ireduce, f77_iallreduce
-  private :: f77_iscatter, f77_iscatterv, f77_igather, f77_igatherv
-  private :: f77_iallgather, f77_iallgatherv, f77_ialltoall, f77_alltoallw
-  private :: f77_ialltoallw, f77_ialltoallv, f77_ireduce_scatter_block, f77_ireduce_scatter
-  private :: f77_iscan, f77_iexscan, f77_comm_rank, f77_comm_size
-  private :: f77_comm_idup, f77_comm_dup, f77_comm_idup_with_info, f77_comm_dup_with_info
-  private :: f77_comm_set_info, f77_comm_get_info, f77_comm_split, f77_comm_split_type
-  private :: f77_comm_create, f77_comm_create_group, f77_comm_free, f77_comm_disconnect
-  private :: f77_comm_get_parent, f77_comm_compare, f77_comm_test_inter, f77_comm_remote_size
-  private :: f77_comm_remote_group, f77_intercomm_create, f77_intercomm_merge, f77_comm_set_name
-  private :: f77_comm_get_name, f77_comm_group, f77_group_size, f77_group_rank
+  private :: f77_barrier, f77_bcast, f77_reduce, f77_allreduce, f77_reduce_scatter_block
+  private :: f77_reduce_scatter, f77_scan, f77_exscan, f77_reduce_local, f77_scatter, f77_scatterv
+  private :: f77_gather, f77_gatherv, f77_allgather, f77_allgatherv, f77_alltoall, f77_alltoallv
+  private :: f77_op_create, f77_op_free, f77_op_commutative, f77_ibarrier, f77_ibcast, f77_ireduce
+  private :: f77_iallreduce, f77_iscatter, f77_iscatterv, f77_igather, f77_igatherv, f77_iallgather
+  private :: f77_iallgatherv, f77_ialltoall, f77_alltoallw, f77_ialltoallw, f77_ialltoallv
+  private :: f77_ireduce_scatter_block, f77_ireduce_scatter, f77_iscan, f77_iexscan, f77_comm_rank
+  private :: f77_comm_size, f77_comm_idup, f77_comm_dup, f77_comm_idup_with_info
+  private :: f77_comm_dup_with_info, f77_comm_set_info, f77_comm_get_info, f77_comm_split
+  private :: f77_comm_split_type, f77_comm_create, f77_comm_create_group, f77_comm_free
+  private :: f77_comm_disconnect, f77_comm_get_parent, f77_comm_compare, f77_comm_test_inter
+  private :: f77_comm_remote_size, f77_comm_remote_group, f77_intercomm_create, f77_intercomm_merge
+  private :: f77_comm_set_name, f77_comm_get_name, f77_comm_group, f77_group_size, f77_group_rank
   private :: f77_group_incl, f77_group_excl, f77_group_range_incl, f77_group_range_excl
   private :: f77_group_translate_ranks, f77_group_compare, f77_group_union, f77_group_intersection
-  private :: f77_group_difference, f77_group_free, f77_dims_create, f77_cart_create
-  private :: f77_cart_coords, f77_cart_rank, f77_cart_shift, f77_cart_get
-  private :: f77_cartdim_get, f77_cart_sub, f77_topo_test, f77_open_port
-  private :: f77_close_port, f77_comm_accept, f77_comm_connect, f77_comm_join
-  private :: f77_publish_name, f77_unpublish_name, f77_lookup_name, f77_comm_spawn
-  private :: f77_register_datarep, f77_init, f77_init_thread, f77_query_thread
-  private :: f77_is_thread_main, f77_initialized, f77_finalized, f77_finalize
-  private :: f77_abort, f77_get_processor_name, f77_get_version, f77_get_library_version
-  private :: f77_comm_set_errhandler, f77_comm_get_errhandler, f77_errhandler_set, f77_errhandler_get
-  private :: f77_errhandler_free, f77_comm_create_errhandler, f77_errhandler_create, f77_comm_call_errhandler
+  private :: f77_group_difference, f77_group_free, f77_dims_create, f77_cart_create, f77_cart_coords
+  private :: f77_cart_rank, f77_cart_shift, f77_cart_get, f77_cartdim_get, f77_cart_sub
+  private :: f77_topo_test, f77_open_port, f77_close_port, f77_comm_accept, f77_comm_connect
+  private :: f77_comm_join, f77_publish_name, f77_unpublish_name, f77_lookup_name, f77_comm_spawn
+  private :: f77_register_datarep, f77_init, f77_init_thread, f77_query_thread, f77_is_thread_main
+  private :: f77_initialized, f77_finalized, f77_finalize, f77_abort, f77_get_processor_name
+  private :: f77_get_version, f77_get_library_version, f77_comm_set_errhandler
+  private :: f77_comm_get_errhandler, f77_errhandler_set, f77_errhandler_get, f77_errhandler_free
+  private :: f77_comm_create_errhandler, f77_errhandler_create, f77_comm_call_errhandler
   private :: f77_add_error_class, f77_add_error_code, f77_add_error_string, f77_error_string
-  private :: f77_error_class, f77_alloc_mem, f77_free_mem, f77_pcontrol
-  private :: f77_session_init, f77_session_finalize, f77_session_get_num_psets, f77_session_get_nth_pset
-  private :: f77_session_get_pset_info, f77_session_get_info, f77_group_from_session_pset, f77_comm_create_from_group
-  private :: f77_intercomm_create_from_groups, f77_session_create_errhandler, f77_session_set_errhandler, f77_session_get_errhandler
-  private :: f77_session_call_errhandler, f77_info_create, f77_info_create_env, f77_info_set
-  private :: f77_info_delete, f77_info_get, f77_info_get_valuelen, f77_info_get_string
-  private :: f77_info_get_nkeys, f77_info_get_nthkey, f77_info_dup, f77_info_free
-  private :: f77_file_open, f77_file_close, f77_file_delete, f77_file_set_view
-  private :: f77_file_get_view, f77_file_set_size, f77_file_preallocate, f77_file_get_size
-  private :: f77_file_get_position, f77_file_get_position_shared, f77_file_get_group, f77_file_get_amode
-  private :: f77_file_get_info, f77_file_get_errhandler, f77_file_set_info, f77_file_set_errhandler
-  private :: f77_file_call_errhandler, f77_file_create_errhandler, f77_file_get_byte_offset, f77_file_seek
-  private :: f77_file_seek_shared, f77_file_get_type_extent, f77_file_set_atomicity, f77_file_get_atomicity
-  private :: f77_file_sync, f77_file_read_at, f77_file_read_at_all, f77_file_write_at
-  private :: f77_file_write_at_all, f77_file_read, f77_file_read_all, f77_file_write
-  private :: f77_file_write_all, f77_file_read_shared, f77_file_write_shared, f77_file_read_ordered
-  private :: f77_file_write_ordered, f77_file_iread_at, f77_file_iwrite_at, f77_file_iread_at_all
-  private :: f77_file_iwrite_at_all, f77_file_iread, f77_file_iwrite, f77_file_iread_all
-  private :: f77_file_iwrite_all, f77_file_iread_shared, f77_file_iwrite_shared, f77_file_read_at_all_begin
-  private :: f77_file_write_at_all_begin, f77_file_read_all_begin, f77_file_write_all_begin, f77_file_read_ordered_begin
-  private :: f77_file_write_ordered_begin, f77_file_read_at_all_end, f77_file_write_at_all_end, f77_file_read_all_end
+  private :: f77_error_class, f77_alloc_mem, f77_free_mem, f77_pcontrol, f77_status_f2f08
+  private :: f77_status_f082f, f77_session_init, f77_session_finalize, f77_session_get_num_psets
+  private :: f77_session_get_nth_pset, f77_session_get_pset_info, f77_session_get_info
+  private :: f77_group_from_session_pset, f77_comm_create_from_group
+  private :: f77_intercomm_create_from_groups, f77_session_create_errhandler
+  private :: f77_session_set_errhandler, f77_session_get_errhandler, f77_session_call_errhandler
+  private :: f77_info_create, f77_info_create_env, f77_info_set, f77_info_delete, f77_info_get
+  private :: f77_info_get_valuelen, f77_info_get_string, f77_info_get_nkeys, f77_info_get_nthkey
+  private :: f77_info_dup, f77_info_free, f77_file_open, f77_file_close, f77_file_delete
+  private :: f77_file_set_view, f77_file_get_view, f77_file_set_size, f77_file_preallocate
+  private :: f77_file_get_size, f77_file_get_position, f77_file_get_position_shared
+  private :: f77_file_get_group, f77_file_get_amode, f77_file_get_info, f77_file_get_errhandler
+  private :: f77_file_set_info, f77_file_set_errhandler, f77_file_call_errhandler
+  private :: f77_file_create_errhandler, f77_file_get_byte_offset, f77_file_seek
+  private :: f77_file_seek_shared, f77_file_get_type_extent, f77_file_set_atomicity
+  private :: f77_file_get_atomicity, f77_file_sync, f77_file_read_at, f77_file_read_at_all
+  private :: f77_file_write_at, f77_file_write_at_all, f77_file_read, f77_file_read_all
+  private :: f77_file_write, f77_file_write_all, f77_file_read_shared, f77_file_write_shared
+  private :: f77_file_read_ordered, f77_file_write_ordered, f77_file_iread_at, f77_file_iwrite_at
+  private :: f77_file_iread_at_all, f77_file_iwrite_at_all, f77_file_iread, f77_file_iwrite
+  private :: f77_file_iread_all, f77_file_iwrite_all, f77_file_iread_shared, f77_file_iwrite_shared
+  private :: f77_file_read_at_all_begin, f77_file_write_at_all_begin, f77_file_read_all_begin
+  private :: f77_file_write_all_begin, f77_file_read_ordered_begin, f77_file_write_ordered_begin
+  private :: f77_file_read_at_all_end, f77_file_write_at_all_end, f77_file_read_all_end
   private :: f77_file_write_all_end, f77_file_read_ordered_end, f77_file_write_ordered_end, f77_send
-  private :: f77_ssend, f77_rsend, f77_bsend, f77_recv
-  private :: f77_sendrecv, f77_isendrecv, f77_isendrecv_replace, f77_sendrecv_replace
-  private :: f77_isend, f77_issend, f77_irsend, f77_ibsend
-  private :: f77_send_init, f77_ssend_init, f77_rsend_init, f77_bsend_init
-  private :: f77_irecv, f77_recv_init, f77_start, f77_startall
-  private :: f77_psend_init, f77_precv_init, f77_pready, f77_pready_range
-  private :: f77_pready_list, f77_parrived, f77_wait, f77_test
-  private :: f77_waitall, f77_testall, f77_waitany, f77_testany
-  private :: f77_waitsome, f77_testsome, f77_request_free, f77_request_get_status
-  private :: f77_cancel, f77_test_cancelled, f77_probe, f77_iprobe
+  private :: f77_ssend, f77_rsend, f77_bsend, f77_recv, f77_sendrecv, f77_isendrecv
+  private :: f77_isendrecv_replace, f77_sendrecv_replace, f77_isend, f77_issend, f77_irsend
+  private :: f77_ibsend, f77_send_init, f77_ssend_init, f77_rsend_init, f77_bsend_init, f77_irecv
+  private :: f77_recv_init, f77_start, f77_startall, f77_psend_init, f77_precv_init, f77_pready
+  private :: f77_pready_range, f77_pready_list, f77_parrived, f77_wait, f77_test, f77_waitall
+  private :: f77_testall, f77_waitany, f77_testany, f77_waitsome, f77_testsome, f77_request_free
+  private :: f77_request_get_status, f77_cancel, f77_test_cancelled, f77_probe, f77_iprobe
   private :: f77_get_count, f77_get_elements, f77_get_elements_x, f77_buffer_attach
-  private :: f77_buffer_detach, f77_mprobe, f77_improbe, f77_mrecv
-  private :: f77_imrecv, f77_status_set_elements, f77_status_set_elements_x, f77_status_set_cancelled
+  private :: f77_buffer_detach, f77_mprobe, f77_improbe, f77_mrecv, f77_imrecv
+  private :: f77_status_set_elements, f77_status_set_elements_x, f77_status_set_cancelled
   private :: f77_grequest_start, f77_grequest_complete, f77_graph_create, f77_graphdims_get
   private :: f77_graph_get, f77_graph_neighbors_count, f77_graph_neighbors, f77_graph_map
-  private :: f77_cart_map, f77_dist_graph_create_adjacent, f77_dist_graph_create, f77_dist_graph_neighbors_count
-  private :: f77_dist_graph_neighbors, f77_neighbor_allgather, f77_neighbor_allgatherv, f77_neighbor_alltoall
-  private :: f77_neighbor_alltoallv, f77_neighbor_alltoallw, f77_ineighbor_allgather, f77_ineighbor_allgatherv
-  private :: f77_ineighbor_alltoall, f77_ineighbor_alltoallv, f77_ineighbor_alltoallw, f77_neighbor_allgather_init
-  private :: f77_neighbor_allgatherv_init, f77_neighbor_alltoall_init, f77_neighbor_alltoallv_init, f77_neighbor_alltoallw_init
-  private :: f77_barrier_init, f77_bcast_init, f77_reduce_init, f77_allreduce_init
-  private :: f77_scatter_init, f77_scatterv_init, f77_gather_init, f77_gatherv_init
-  private :: f77_allgather_init, f77_allgatherv_init, f77_alltoall_init, f77_alltoallv_init
-  private :: f77_alltoallw_init, f77_reduce_scatter_init, f77_reduce_scatter_block_init, f77_scan_init
-  private :: f77_exscan_init, f77_type_contiguous, f77_type_vector, f77_type_create_hvector
-  private :: f77_type_hvector, f77_type_indexed, f77_type_create_hindexed, f77_type_hindexed
-  private :: f77_type_create_indexed_block, f77_type_create_hindexed_block, f77_type_create_struct, f77_type_struct
-  private :: f77_type_create_subarray, f77_type_create_darray, f77_type_create_resized, f77_type_dup
-  private :: f77_type_commit, f77_type_free, f77_type_size, f77_type_size_x
-  private :: f77_type_get_extent, f77_type_get_true_extent, f77_type_get_extent_x, f77_type_get_true_extent_x
-  private :: f77_type_extent, f77_type_lb, f77_type_ub, f77_get_address
+  private :: f77_cart_map, f77_dist_graph_create_adjacent, f77_dist_graph_create
+  private :: f77_dist_graph_neighbors_count, f77_dist_graph_neighbors, f77_neighbor_allgather
+  private :: f77_neighbor_allgatherv, f77_neighbor_alltoall, f77_neighbor_alltoallv
+  private :: f77_neighbor_alltoallw, f77_ineighbor_allgather, f77_ineighbor_allgatherv
+  private :: f77_ineighbor_alltoall, f77_ineighbor_alltoallv, f77_ineighbor_alltoallw
+  private :: f77_neighbor_allgather_init, f77_neighbor_allgatherv_init, f77_neighbor_alltoall_init
+  private :: f77_neighbor_alltoallv_init, f77_neighbor_alltoallw_init, f77_barrier_init
+  private :: f77_bcast_init, f77_reduce_init, f77_allreduce_init, f77_scatter_init
+  private :: f77_scatterv_init, f77_gather_init, f77_gatherv_init, f77_allgather_init
+  private :: f77_allgatherv_init, f77_alltoall_init, f77_alltoallv_init, f77_alltoallw_init
+  private :: f77_reduce_scatter_init, f77_reduce_scatter_block_init, f77_scan_init, f77_exscan_init
+  private :: f77_type_contiguous, f77_type_vector, f77_type_create_hvector, f77_type_hvector
+  private :: f77_type_indexed, f77_type_create_hindexed, f77_type_hindexed
+  private :: f77_type_create_indexed_block, f77_type_create_hindexed_block, f77_type_create_struct
+  private :: f77_type_struct, f77_type_create_subarray, f77_type_create_darray
+  private :: f77_type_create_resized, f77_type_dup, f77_type_commit, f77_type_free, f77_type_size
+  private :: f77_type_size_x, f77_type_get_extent, f77_type_get_true_extent, f77_type_get_extent_x
+  private :: f77_type_get_true_extent_x, f77_type_extent, f77_type_lb, f77_type_ub, f77_get_address
   private :: f77_address, f77_type_get_envelope, f77_type_get_contents, f77_type_match_size
-  private :: f77_type_create_f90_integer, f77_type_create_f90_real, f77_type_create_f90_complex, f77_type_set_name
-  private :: f77_type_get_name, f77_pack, f77_unpack, f77_pack_size
+  private :: f77_type_create_f90_integer, f77_type_create_f90_real, f77_type_create_f90_complex
+  private :: f77_type_set_name, f77_type_get_name, f77_pack, f77_unpack, f77_pack_size
   private :: f77_pack_external, f77_unpack_external, f77_pack_external_size, f77_win_create
   private :: f77_win_allocate, f77_win_allocate_shared, f77_win_shared_query, f77_win_create_dynamic
-  private :: f77_win_attach, f77_win_detach, f77_win_free, f77_win_get_group
-  private :: f77_win_set_info, f77_win_get_info, f77_win_set_name, f77_win_get_name
-  private :: f77_win_create_errhandler, f77_win_set_errhandler, f77_win_get_errhandler, f77_win_call_errhandler
-  private :: f77_put, f77_get, f77_accumulate, f77_get_accumulate
-  private :: f77_fetch_and_op, f77_compare_and_swap, f77_rput, f77_rget
-  private :: f77_raccumulate, f77_rget_accumulate, f77_win_fence, f77_win_post
-  private :: f77_win_start, f77_win_complete, f77_win_wait, f77_win_test
-  private :: f77_win_lock, f77_win_unlock, f77_win_lock_all, f77_win_unlock_all
-  private :: f77_win_flush, f77_win_flush_all, f77_win_flush_local, f77_win_flush_local_all
-  private :: f77_win_sync
+  private :: f77_win_attach, f77_win_detach, f77_win_free, f77_win_get_group, f77_win_set_info
+  private :: f77_win_get_info, f77_win_set_name, f77_win_get_name, f77_win_create_errhandler
+  private :: f77_win_set_errhandler, f77_win_get_errhandler, f77_win_call_errhandler, f77_put
+  private :: f77_get, f77_accumulate, f77_get_accumulate, f77_fetch_and_op, f77_compare_and_swap
+  private :: f77_rput, f77_rget, f77_raccumulate, f77_rget_accumulate, f77_win_fence, f77_win_post
+  private :: f77_win_start, f77_win_complete, f77_win_wait, f77_win_test, f77_win_lock
+  private :: f77_win_unlock, f77_win_lock_all, f77_win_unlock_all, f77_win_flush, f77_win_flush_all
+  private :: f77_win_flush_local, f77_win_flush_local_all, f77_win_sync
 
   ! constants of mpif.h; handles typed
   integer, parameter :: MPI_VERSION = 3
@@ -5217,6 +5227,12 @@ module mpi_f08
   interface MPI_Pcontrol
     module procedure MPI_Pcontrol_f08
   end interface MPI_Pcontrol
+  interface MPI_Status_f2f08
+    module procedure MPI_Status_f2f08_f08
+  end interface MPI_Status_f2f08
+  interface MPI_Status_f082f
+    module procedure MPI_Status_f082f_f08
+  end interface MPI_Status_f082f
   interface MPI_Session_init
     module procedure MPI_Session_init_f08
   end interface MPI_Session_init
@@ -7592,6 +7608,22 @@ contains
     call f77_pcontrol(level, mbmpi_ierr)
     if (present(ierror)) ierror = mbmpi_ierr
   end subroutine MPI_Pcontrol_f08
+  subroutine MPI_Status_f2f08_f08(f_status, f08_status, ierror)
+    integer, dimension(*) :: f_status
+    type(MPI_Status) :: f08_status
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_status_f2f08(f_status, f08_status, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Status_f2f08_f08
+  subroutine MPI_Status_f082f_f08(f08_status, f_status, ierror)
+    type(MPI_Status) :: f08_status
+    integer, dimension(*) :: f_status
+    integer, optional, intent(out) :: ierror
+    integer :: mbmpi_ierr
+    call f77_status_f082f(f08_status, f_status, mbmpi_ierr)
+    if (present(ierror)) ierror = mbmpi_ierr
+  end subroutine MPI_Status_f082f_f08
   subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
     type(MPI_Info) :: info
     type(MPI_Errhandler) :: errhandler

@@ -740,6 +740,21 @@ MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+/* mpi_f08's TYPE(MPI_Status) seen from C (MPI 4.0 19.3.5): the same
+ * MPI_F_STATUS_SIZE INTEGERs as a Fortran status, MPI_SOURCE, MPI_TAG and
+ * MPI_ERROR first */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint mbmpi_private[sizeof(MPI_Status) / sizeof(MPI_Fint) - 3];
+} MPI_F08_status;
+#define MPI_F08_STATUS_IGNORE ((MPI_F08_status *)mbmpi_fstign_)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)mbmpi_fstsign_)
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint f_status[], MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint f_status[]);
 
 /* ---- MPI-3 completeness: buffered sends, matched probes, attributes, error
  * classes (mpi/bsend.c, mpi/mprobe.c, mpi/attr.c, mpi/errhandler.c) ---- */

@@ -41,6 +41,7 @@ program usef08
   type(MPI_Comm) :: dup, half, cart
   type(MPI_Status) :: st
   type(MPI_Status) :: sts(4)
+  integer :: fst(MPI_STATUS_SIZE)
   type(MPI_Request) :: reqs(4)
   type(MPI_Datatype) :: vec
   type(MPI_Op) :: op
@@ -91,6 +92,10 @@ program usef08
   call MPI_Waitall(4, reqs, sts)
   call check(all(reqs == MPI_REQUEST_NULL), 'Waitall freed the requests')
   call check(sts(1)%MPI_SOURCE == left .and. sts(1)%MPI_TAG == 1, 'status fields')
+  call MPI_Status_f082f(sts(1), fst)
+  call check(fst(MPI_SOURCE) == left .and. fst(MPI_TAG) == 1, 'MPI_Status_f082f')
+  call MPI_Status_f2f08(fst, st)
+  call check(st%MPI_SOURCE == left .and. st%MPI_TAG == 1, 'MPI_Status_f2f08')
   call MPI_Get_count(sts(3), MPI_CHARACTER, cnt)
   call check(cnt == 8, 'Get_count')
   call check(all(e == [(dble(left * 10 + i), i = 1, 4)]), 'double array')

@@ -1,7 +1,8 @@
 /*
- * misc: MPI_Alloc_mem / Free_mem, MPI_Pcontrol, info objects and
+ * misc: MPI_Alloc_mem / Free_mem, MPI_Pcontrol, info objects,
  * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) (all ranks of a one-host job land
- * in one communicator, ordered by key).
+ * in one communicator, ordered by key), and a status through the Fortran and
+ * mpi_f08 forms (MPI_Status_c2f / f2c, c2f08 / f082c, f2f08 / f082f).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -26,6 +27,25 @@ int main(int argc, char **argv)
     memset(mem, 7, 4096);
     CHECK(MPI_Free_mem(mem) == MPI_SUCCESS, "Free_mem");
     CHECK(MPI_Pcontrol(1) == MPI_SUCCESS, "Pcontrol");
+
+    {
+        MPI_Status c = {0}, back;
+        MPI_F08_status f08, f08b;
+        MPI_Fint f[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+        int count = -1;
+        c.MPI_SOURCE = 3, c.MPI_TAG = 77, c.MPI_ERROR = MPI_ERR_TRUNCATE;
+        MPI_Status_set_elements(&c, MPI_INT, 5);
+        MPI_CHECK(MPI_Status_c2f08(&c, &f08));
+        CHECK(f08.MPI_SOURCE == 3 && f08.MPI_TAG == 77 && f08.MPI_ERROR == MPI_ERR_TRUNCATE, "c2f08 %d %d %d",
+              f08.MPI_SOURCE, f08.MPI_TAG, f08.MPI_ERROR);
+        MPI_CHECK(MPI_Status_f082f(&f08, f));
+        MPI_CHECK(MPI_Status_f2f08(f, &f08b));
+        MPI_CHECK(MPI_Status_f082c(&f08b, &back));
+        MPI_CHECK(MPI_Get_count(&back, MPI_INT, &count));
+        CHECK(back.MPI_SOURCE == 3 && back.MPI_TAG == 77 && count == 5, "status round trip: %d %d count %d",
+              back.MPI_SOURCE, back.MPI_TAG, count);
+        CHECK(MPI_Status_c2f08(&c, MPI_F08_STATUS_IGNORE) == MPI_ERR_ARG, "c2f08 into MPI_F08_STATUS_IGNORE");
+    }
 
     MPI_Info_create(&info);
     MPI_Info_set(info, "alpha", "one");
