@@ -69,7 +69,8 @@ static long bs_find(size_t size, int *at_p)
     return -1;
 }
 
-int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int tag, mpii_comm_t *c)
+int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int tag, mpii_comm_t *c,
+               MPI_Request *inner)
 {
     size_t len = (size_t)count * dt->size, need = len + MPI_BSEND_OVERHEAD;
     double t0 = -1;
@@ -125,8 +126,27 @@ int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int ta
     if (rc != MPI_SUCCESS) {
         memmove(&bs_blocks[at], &bs_blocks[at + 1], (size_t)(bs_n - at - 1) * sizeof(*bs_blocks));
         bs_n--;
+    } else if (inner) {
+        *inner = bs_blocks[at].req;
     }
     return rc;
+}
+
+void mpii_bsend_cancel(MPI_Request inner, int *cancelled)
+{
+    mpii_request_t *r;
+    int i;
+
+    *cancelled = 0;
+    /* (a block reclaimed since: the message went; its handle may be another
+     * request's by now, so only a block still holding it counts) */
+    for (i = 0; i < bs_n && bs_blocks[i].req != inner; i++)
+        ;
+    if (i == bs_n || !(r = mpii_request_get(inner)))
+        return;
+    proto_cancel(mpii_g.p, &r->pr);
+    mpii_progress_wait(&r->pr.done);
+    *cancelled = r->pr.cancelled != 0;
 }
 
 void mpii_bsend_flush(void)
@@ -197,7 +217,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
         return rc;
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    rc = mpii_bsend(buf, count, dt, dest, tag, c);
+    rc = mpii_bsend(buf, count, dt, dest, tag, c, NULL);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, fn, "%s", rc == MPI_ERR_BUFFER ? "the attached buffer has no room for the message"
                                                                 : "could not start the send");
@@ -211,6 +231,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     mpii_request_t *r;
     mpii_comm_t *c;
     mpii_datatype_t *dt;
+    MPI_Request inner = MPI_REQUEST_NULL;
     int rc;
 
     rc = mpii_p2p_check(fn, comm, &c, buf, count, datatype, &dt, dest, tag, 0);
@@ -219,17 +240,19 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     if (!request)
         return mpii_err(c, MPI_ERR_ARG, fn, "request is NULL");
     if (dest != MPI_PROC_NULL) {
-        rc = mpii_bsend(buf, count, dt, dest, tag, c);
+        rc = mpii_bsend(buf, count, dt, dest, tag, c, &inner);
         if (rc != MPI_SUCCESS)
             return mpii_err(c, rc, fn, "%s",
                             rc == MPI_ERR_BUFFER ? "the attached buffer has no room for the message"
                                                  : "could not start the send");
     }
-    /* The data is in the attached buffer: the request is complete. */
+    /* The data is in the attached buffer: the request is complete (and
+     * names the send from there, for MPI_Cancel). */
     r = mpii_req_new();
     if (!r)
         return mpii_err(c, MPI_ERR_NO_MEM, fn, "out of memory");
     mpii_req_set_done(r, c, MPII_REQ_SEND, MPI_PROC_NULL);
+    r->bs_inner = inner;
     *request = r->handle;
     return MPI_SUCCESS;
 }

@@ -66,6 +66,7 @@ typedef struct mpii_request {
     mpii_datatype_t *p_dtcopy; /* a derived p_dt's type map, kept: the user may free the type */
     void *pcoll;               /* a persistent collective's arguments (MPI_Bcast_init ...), or NULL */
     void *lc_keep;             /* arrays a large-count call converted for it (mpi/large_count.h), or NULL */
+    MPI_Request bs_inner;      /* MPI_Ibsend's send from the attached buffer (mpi/bsend.c), or NULL */
     mpii_comm_t *ref_comm;     /* the communicator this request holds a reference on, or NULL */
     mpii_datatype_t *udt;      /* = &udt_copy: the user may free the type meanwhile */
     void *ubuf;

@@ -31,7 +31,13 @@ const char *mpii_req_err_text(int err);
 /* Buffered send (MPI_Bsend, MPI_Ibsend, a started MPI_Bsend_init): pack into
  * the attached buffer and start a nonblocking send from there. Returns an
  * error class (not passed to a handler). */
-int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int tag, mpii_comm_t *c);
+int mpii_bsend(const void *buf, int count, mpii_datatype_t *dt, int dest, int tag, mpii_comm_t *c,
+               MPI_Request *inner);
+/* MPI_Cancel of an MPI_Ibsend (or a started MPI_Bsend_init): cancel the
+ * send from the attached buffer, `inner` (mpii_bsend's), if it is still
+ * there, and wait for the receiver's answer: *cancelled 1 when the message
+ * will not be received. */
+void mpii_bsend_cancel(MPI_Request inner, int *cancelled);
 /* Wait until every buffered message has been delivered (MPI_Finalize). */
 void mpii_bsend_flush(void);
 

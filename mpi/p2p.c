@@ -79,6 +79,7 @@ static mpii_request_t *req_new(void)
     r->p_dtcopy = NULL;
     r->pcoll = NULL;
     r->lc_keep = NULL;
+    r->bs_inner = MPI_REQUEST_NULL;
     r->persistent = 0;
     r->active = 1;
     return r;
@@ -1146,6 +1147,15 @@ int MPI_Cancel(MPI_Request *request)
      * even when it is already complete here (eager). */
     if (r->p_parts && !r->p_recv && r->p_nready < r->p_parts)
         return MPI_SUCCESS; /* a partitioned send not yet sent: it completes when it is */
+    if (r->bs_inner != MPI_REQUEST_NULL) {
+        /* a buffered send: its own request is complete, the send from the
+         * attached buffer is what may still be cancelled */
+        int cancelled;
+        mpii_bsend_cancel(r->bs_inner, &cancelled);
+        r->bs_inner = MPI_REQUEST_NULL;
+        r->pr.cancelled = cancelled;
+        return MPI_SUCCESS;
+    }
     if ((r->kind == MPII_REQ_RECV ? !r->pr.done : r->kind == MPII_REQ_SEND) && (!r->persistent || r->active))
         proto_cancel(mpii_g.p, &r->pr);
     return MPI_SUCCESS;
@@ -1266,10 +1276,14 @@ int MPI_Start(MPI_Request *request)
     } else if (r->p_recv) {
         rc = recv_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0);
     } else if (r->p_sync == P_BUFFERED) {
-        rc = r->p_rank == MPI_PROC_NULL ? MPI_SUCCESS
-                                        : mpii_bsend(r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm);
-        if (rc == MPI_SUCCESS)
+        MPI_Request inner = MPI_REQUEST_NULL;
+        rc = r->p_rank == MPI_PROC_NULL
+                 ? MPI_SUCCESS
+                 : mpii_bsend(r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, &inner);
+        if (rc == MPI_SUCCESS) {
             mpii_req_set_done(r, r->comm, MPII_REQ_SEND, MPI_PROC_NULL);
+            r->bs_inner = inner;
+        }
     } else
         rc =
             send_start(r, r->p_buf, r->p_count, dt, r->p_rank, r->p_tag, r->comm, 0, r->p_sync, TL_HINT_NONE);

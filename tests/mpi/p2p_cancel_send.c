@@ -9,7 +9,10 @@
  *   - a small standard send: cancelled or not, and the receiver gets it
  *     exactly when it was not;
  *   - a send whose receive has completed: not cancelled;
- *   - a persistent send: cancelled, then started again and received.
+ *   - a persistent send: cancelled, then started again and received;
+ *   - buffered sends (MPI_Ibsend, small and big, and a started
+ *     MPI_Bsend_init), whose requests are complete at once: the send from
+ *     the attached buffer is cancelled, and the buffer detaches at once.
  * Pairs (2k sends, 2k+1 receives); the last rank of an odd job sends to
  * itself. Nothing depends on timing: every check follows a handshake.
  */
@@ -60,23 +63,44 @@ static int cancelled(const MPI_Status *st)
     return f;
 }
 
-/* A send nothing matches, cancelled: it must be gone. */
-static void unmatched(int n, int sync, int tag, const char *what)
+enum { STANDARD, SYNC, BUFFERED, BUFFERED_PERSISTENT };
+
+/* A send nothing matches, cancelled: it must be gone (a buffered one from
+ * the attached buffer too, though its request was complete at once). */
+static void unmatched(int n, int mode, int tag, const char *what)
 {
     MPI_Request rq;
     MPI_Status st;
-    int flag = 1;
+    int flag = 1, bsize = n + MPI_BSEND_OVERHEAD;
+    void *battach = NULL, *bdetach;
 
     if (rank == sender) {
         fill(sbuf, n, tag);
-        if (sync)
+        if (mode == BUFFERED || mode == BUFFERED_PERSISTENT) {
+            battach = malloc((size_t)bsize);
+            MPI_CHECK(MPI_Buffer_attach(battach, bsize));
+        }
+        if (mode == SYNC)
             MPI_CHECK(MPI_Issend(sbuf, n, MPI_BYTE, receiver, tag, MPI_COMM_WORLD, &rq));
+        else if (mode == BUFFERED)
+            MPI_CHECK(MPI_Ibsend(sbuf, n, MPI_BYTE, receiver, tag, MPI_COMM_WORLD, &rq));
+        else if (mode == BUFFERED_PERSISTENT)
+            MPI_CHECK(MPI_Bsend_init(sbuf, n, MPI_BYTE, receiver, tag, MPI_COMM_WORLD, &rq));
         else
             MPI_CHECK(MPI_Isend(sbuf, n, MPI_BYTE, receiver, tag, MPI_COMM_WORLD, &rq));
+        if (mode == BUFFERED_PERSISTENT)
+            MPI_CHECK(MPI_Start(&rq));
         MPI_CHECK(MPI_Cancel(&rq));
         MPI_CHECK(MPI_Wait(&rq, &st));
-        CHECK(rq == MPI_REQUEST_NULL, "%s: Wait left the request active", what);
+        CHECK((rq == MPI_REQUEST_NULL) == (mode != BUFFERED_PERSISTENT), "%s: Wait left the request %s", what,
+              rq == MPI_REQUEST_NULL ? "freed" : "active");
         CHECK(cancelled(&st), "%s: an unmatched send was not cancelled", what);
+        if (mode == BUFFERED_PERSISTENT)
+            MPI_CHECK(MPI_Request_free(&rq));
+        if (battach) { /* (returns at once: nothing is left to deliver) */
+            MPI_CHECK(MPI_Buffer_detach(&bdetach, &bsize));
+            free(battach);
+        }
     }
     handshake();
     if (rank == receiver) {
@@ -193,10 +217,13 @@ int main(int argc, char **argv)
     rbuf = malloc(BIG);
     CHECK(sbuf && rbuf, "out of memory");
 
-    unmatched(BIG, 0, 10, "rendezvous send");
-    unmatched(8, 1, 11, "synchronous send");
-    unmatched(BIG, 1, 15, "big synchronous send");
-    unmatched(8, 0, 16, "eager send"); /* complete here already: the receiver drops it */
+    unmatched(BIG, STANDARD, 10, "rendezvous send");
+    unmatched(8, SYNC, 11, "synchronous send");
+    unmatched(BIG, SYNC, 15, "big synchronous send");
+    unmatched(8, STANDARD, 16, "eager send"); /* complete here already: the receiver drops it */
+    unmatched(8, BUFFERED, 17, "buffered send");
+    unmatched(BIG, BUFFERED, 18, "big buffered send");
+    unmatched(8, BUFFERED_PERSISTENT, 19, "persistent buffered send");
     either();
     matched();
     persistent();
