@@ -231,7 +231,9 @@ def arg_decl(ctype, cname, name, proto):
     if ctype in ("constvoid*", "void*"):
         return ["!GCC$ ATTRIBUTES NO_ARG_CHECK :: " + name, "type(*), dimension(*) :: " + name]
     if ctype in ("constchar*", "char*"):
-        return ["character(len=*)" + dim + " :: " + name]
+        # an array of strings (char *argv[]) is an array; char datarep[] is one string
+        strings = proto is not None and proto[2] and proto[0].replace("const", "") == "char*"
+        return ["character(len=*)" + (", dimension(*)" if strings else "") + " :: " + name]
     if ctype.endswith("_fn*") or ctype.endswith("_function*") or ctype.endswith("Function*"):
         return ["external :: " + name]
     if ctype in ("MPI_Aint*", "constMPI_Aint*"):

@@ -3391,7 +3391,7 @@ module mbmpi_f08_f77
     subroutine mpi_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
         ierror)
       import
-      character(len=*), dimension(*) :: datarep
+      character(len=*) :: datarep
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
       type(*), dimension(*) :: inbuf
       integer :: incount
@@ -3405,7 +3405,7 @@ module mbmpi_f08_f77
     subroutine mpi_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, &
         datatype, ierror)
       import
-      character(len=*), dimension(*) :: datarep
+      character(len=*) :: datarep
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
       type(*), dimension(*) :: inbuf
       integer(kind=MPI_ADDRESS_KIND) :: insize
@@ -3418,7 +3418,7 @@ module mbmpi_f08_f77
     end subroutine mpi_unpack_external
     subroutine mpi_pack_external_size(datarep, incount, datatype, size, ierror)
       import
-      character(len=*), dimension(*) :: datarep
+      character(len=*) :: datarep
       integer :: incount
       type(MPI_Datatype) :: datatype
       integer(kind=MPI_ADDRESS_KIND) :: size
@@ -10236,7 +10236,7 @@ contains
   end subroutine MPI_Pack_size_f08
   subroutine MPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
       position, ierror)
-    character(len=*), dimension(*) :: datarep
+    character(len=*) :: datarep
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     type(*), dimension(*) :: inbuf
     integer :: incount
@@ -10252,7 +10252,7 @@ contains
   end subroutine MPI_Pack_external_f08
   subroutine MPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
-    character(len=*), dimension(*) :: datarep
+    character(len=*) :: datarep
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     type(*), dimension(*) :: inbuf
     integer(kind=MPI_ADDRESS_KIND) :: insize
@@ -10268,7 +10268,7 @@ contains
     if (present(ierror)) ierror = mbmpi_ierr
   end subroutine MPI_Unpack_external_f08
   subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
-    character(len=*), dimension(*) :: datarep
+    character(len=*) :: datarep
     integer :: incount
     type(MPI_Datatype) :: datatype
     integer(kind=MPI_ADDRESS_KIND) :: size
