@@ -27,6 +27,8 @@ import os
 import re
 import sys
 
+from gen_util import write_or_check
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "mpi", "large_count.c")
 BEGIN = "/* ---- large counts (MPI 4.0): mbmpi's counts are int inside ---- */"
@@ -261,15 +263,7 @@ def formatted(text):
 
 
 def main():
-    text = formatted(gen())
-    if sys.argv[1:] == ["--check"]:
-        if open(OUT).read() != text:
-            print("gen_large_count: %s is out of date: run scripts/gen_large_count.py" % OUT, file=sys.stderr)
-            return 1
-        return 0
-    with open(OUT, "w") as f:
-        f.write(text)
-    return 0
+    return write_or_check(OUT, formatted(gen()), "gen_large_count")
 
 
 if __name__ == "__main__":

@@ -341,105 +341,120 @@ void mpi_sizeof_integer1_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 1;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_integer2_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 2;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_integer4_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 4;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_integer8_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 8;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_integer16_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 16;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_real4_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 4;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_real8_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 8;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_real16_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 16;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_complex4_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 8;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_complex8_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 16;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_complex16_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 32;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_logical1_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 1;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_logical2_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 2;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_logical4_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 4;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 void mpi_sizeof_logical8_(const void *x, MPI_Fint *size, MPI_Fint *ierr)
 {
     (void)x;
     *size = 8;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 /* a CHARACTER's size is its length (its hidden length argument) */
@@ -447,7 +462,8 @@ void mpi_sizeof_character_(const void *x, MPI_Fint *size, MPI_Fint *ierr, size_t
 {
     (void)x;
     *size = (MPI_Fint)x_len;
-    *ierr = MPI_SUCCESS;
+    if (ierr) /* (OPTIONAL in the mpi and mpi_f08 modules) */
+        *ierr = MPI_SUCCESS;
 }
 
 /* ---- external32 pack / unpack: DATAREP is a CHARACTER, sizes and
