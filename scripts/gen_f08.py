@@ -29,6 +29,8 @@ import os
 import re
 import sys
 
+from gen_util import write_or_check
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "mpi", "fortran", "mpi_f08.f90")
 
@@ -336,6 +338,7 @@ def gen():
     w("")
     w("module mpi_f08")
     w("  use, intrinsic :: iso_c_binding, only: c_ptr")
+    w("  use mpi, only: MPI_SIZEOF  ! (the mpi module's generic: bin/mpifort builds both)")
     w("  use mbmpi_f08_types")
     w("  use mbmpi_f08_f77, only: &")
     rn = ["f77_%s => %s" % (f[4:], f) for _, f, _, _ in binds]
@@ -402,12 +405,7 @@ def gen():
         for i in range(0, len(HANDLES), 5):
             w("  private :: " + ", ".join("mbmpi_%s_%s" % (op, h.lower()) for h in HANDLES[i : i + 5]))
     w("")
-    # MPI_SIZEOF: the generic of the mpi module, verbatim
-    mod = read("mpi/fortran/mpi_mod.f90")
-    m = re.search(r"^  interface MPI_SIZEOF\n.*?^  end interface MPI_SIZEOF\n", mod, flags=re.S | re.M)
-    for ln in m.group(0).rstrip("\n").splitlines():
-        w(ln)
-    w("")
+
     for cname, fname, names, decls in binds:
         w("  interface %s" % cname)
         w("    module procedure %s_f08" % cname)
@@ -440,16 +438,7 @@ def gen():
 
 
 def main():
-    text = gen()
-    if sys.argv[1:] == ["--check"]:
-        with open(OUT) as f:
-            if f.read() != text:
-                print("gen_f08: %s is out of date: run scripts/gen_f08.py" % OUT, file=sys.stderr)
-                return 1
-        return 0
-    with open(OUT, "w") as f:
-        f.write(text)
-    return 0
+    return write_or_check(OUT, gen(), "gen_f08")
 
 
 if __name__ == "__main__":

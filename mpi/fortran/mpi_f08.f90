@@ -3798,6 +3798,7 @@ end module mbmpi_f08_f77
 
 module mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr
+  use mpi, only: MPI_SIZEOF  ! (the mpi module's generic: bin/mpifort builds both)
   use mbmpi_f08_types
   use mbmpi_f08_f77, only: &
       f77_comm_create_keyval => mpi_comm_create_keyval, &
@@ -4739,73 +4740,6 @@ module mpi_f08
   private :: mbmpi_ne_comm, mbmpi_ne_datatype, mbmpi_ne_group, mbmpi_ne_request, mbmpi_ne_op
   private :: mbmpi_ne_errhandler, mbmpi_ne_info, mbmpi_ne_win, mbmpi_ne_file, mbmpi_ne_message
   private :: mbmpi_ne_session
-
-  interface MPI_SIZEOF
-    subroutine mpi_sizeof_integer1(x, size, ierror)
-      integer(kind=1), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_integer1
-    subroutine mpi_sizeof_integer2(x, size, ierror)
-      integer(kind=2), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_integer2
-    subroutine mpi_sizeof_integer4(x, size, ierror)
-      integer(kind=4), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_integer4
-    subroutine mpi_sizeof_integer8(x, size, ierror)
-      integer(kind=8), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_integer8
-    subroutine mpi_sizeof_integer16(x, size, ierror)
-      integer(kind=16), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_integer16
-    subroutine mpi_sizeof_real4(x, size, ierror)
-      real(kind=4), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_real4
-    subroutine mpi_sizeof_real8(x, size, ierror)
-      real(kind=8), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_real8
-    subroutine mpi_sizeof_real16(x, size, ierror)
-      real(kind=16), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_real16
-    subroutine mpi_sizeof_complex4(x, size, ierror)
-      complex(kind=4), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_complex4
-    subroutine mpi_sizeof_complex8(x, size, ierror)
-      complex(kind=8), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_complex8
-    subroutine mpi_sizeof_complex16(x, size, ierror)
-      complex(kind=16), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_complex16
-    subroutine mpi_sizeof_logical1(x, size, ierror)
-      logical(kind=1), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_logical1
-    subroutine mpi_sizeof_logical2(x, size, ierror)
-      logical(kind=2), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_logical2
-    subroutine mpi_sizeof_logical4(x, size, ierror)
-      logical(kind=4), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_logical4
-    subroutine mpi_sizeof_logical8(x, size, ierror)
-      logical(kind=8), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_logical8
-    subroutine mpi_sizeof_character(x, size, ierror)
-      character(len=*), dimension(..), intent(in) :: x
-      integer, intent(out) :: size, ierror
-    end subroutine mpi_sizeof_character
-  end interface MPI_SIZEOF
 
   interface MPI_Comm_create_keyval
     module procedure MPI_Comm_create_keyval_f08

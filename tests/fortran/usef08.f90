@@ -5,7 +5,7 @@
 ! MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE, nonblocking calls with an array
 ! of TYPE(MPI_Request), Comm_split and names (CHARACTER arguments),
 ! LOGICAL arguments (Cart_create periods, Iprobe flag), a derived datatype,
-! MPI_Pack_external_size (its datarep is one CHARACTER string),
+! MPI_Pack_external_size (its datarep is one CHARACTER string), MPI_SIZEOF,
 ! a user reduction op written in the mpi_f08 style (TYPE(C_PTR) by value),
 ! MPI_Alloc_mem into a TYPE(C_PTR), a window with Put and fences,
 ! MPI_Info, MPI_Wtime, partitioned communication (MPI_Psend_init with an
@@ -144,6 +144,11 @@ program usef08
   call MPI_Sendrecv(iv, 1, vec, right, 8, ov, 3, MPI_INTEGER, left, 8, MPI_COMM_WORLD, st)
   call check(all(ov(1:3) == [left * 100 + 1, left * 100 + 3, left * 100 + 5]), 'vector type')
   call MPI_Type_free(vec)
+  ! MPI_SIZEOF comes with mpi_f08 too
+  call MPI_Sizeof(d, n)
+  call check(n == 8, 'MPI_Sizeof of a DOUBLE PRECISION array element')
+  call MPI_Sizeof(i8, n)
+  call check(n == 8, 'MPI_Sizeof of an INTEGER(8)')
   ! a CHARACTER argument that is one string (datarep), not an array of them
   call MPI_Pack_external_size('external32', 3, MPI_INTEGER, wsize)
   call check(wsize == 12, 'Pack_external_size of 3 INTEGERs')
