@@ -9,3 +9,11 @@ $(BUILD)/unit/test_shmem: tests/unit/test_shmem.c transport/shmem.c transport/tr
 	$(CC) $(UNIT_CFLAGS) tests/unit/test_shmem.c util/log.c util/status.c $(CMOCKA_LIBS) -lpthread -o $@
 
 TEST_BUILD += $(BUILD)/unit/test_shmem
+
+# transport/ofi.c's RMA rings (FIFO mode rma) with two endpoints over
+# tcp;ofi_rxm on 127.0.0.1 in one process
+$(BUILD)/unit/test_ofi_ring: tests/unit/test_ofi_ring.c transport/ofi.c transport/transport.h util/log.c util/status.c
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) tests/unit/test_ofi_ring.c util/log.c util/status.c $(CMOCKA_LIBS) -lpthread -ldl -o $@
+
+TEST_BUILD += $(BUILD)/unit/test_ofi_ring

@@ -46,7 +46,8 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
     {"FIFO_BUF_SIZE", "1M", "bytes per FI_MULTI_RECV FIFO buffer", UT_CFG_SIZE, &mpii_g.fifo_buf_size},
     {"FIFO_BUFS", "16", "number of FIFO buffers (libfabric providers)", UT_CFG_INT, &mpii_g.fifo_bufs},
     {"FIFO_MODE", "auto",
-     "multi (FI_MULTI_RECV buffers), single (one message per buffer), auto (single on sockets)",
+     "multi (FI_MULTI_RECV buffers), single (one message per buffer), rma (a ring per peer written with RMA "
+     "and polled in memory; needs ordered writes), auto (rma on tcp;ofi_rxm, single on sockets, else multi)",
      UT_CFG_STRING, &mpii_g.fifo_mode},
     {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
     {"WIN_SHM", "1",

@@ -121,7 +121,7 @@ struct tl {
 
 /* Space an op_ctx must reserve for the transport (libfabric's fi_context2),
  * and its alignment (transports keep structures with pointers there). */
-#define TL_OP_CTX_SIZE 64
+#define TL_OP_CTX_SIZE 96
 #define TL_OP_CTX_ALIGN 16
 
 extern const tl_ops_t tl_ofi_ops;

@@ -6,7 +6,10 @@
  * most buffers x size and more than half of it (a multi-recv buffer is
  * handed back with up to one eager message of room unused). The count
  * had been raised to at least 16 whatever the setting. Over mbshm the FIFO
- * is the rings: 3/4 of MBMPI_SHM_RING (default 256 KiB) per peer. Checked
+ * is the rings: 3/4 of MBMPI_SHM_RING (default 256 KiB) per peer. Over
+ * tcp;ofi_rxm (FIFO mode rma, its default) it is the RMA rings, one per
+ * peer: the buffers' bytes shared out, a power of 2 from 4 eager messages
+ * (rounded up, at least 64 KiB) to 1 MiB. Checked
  * under mbmpi's launcher only (MBMPI_RANK set). Exit status 0 when all
  * holds.
  */
@@ -46,6 +49,17 @@ int main(int argc, char **argv)
     if (!prov || !*prov || !strcmp(prov, "mbshm") || !strcmp(prov, "auto")) { /* one host: mbshm */
         want_hi = (unsigned long long)(size_w > 1 ? size_w - 1 : 1) *
                   (size_env("MBMPI_SHM_RING", 256 << 10) / 4 * 3);
+        want_lo = want_hi;
+    } else if ((!strcmp(prov, "tcp") || !strcmp(prov, "tcp;ofi_rxm")) && size_w > 1 &&
+               (!getenv("MBMPI_FIFO_MODE") || !strcmp(getenv("MBMPI_FIFO_MODE"), "auto"))) {
+        unsigned long long per = bufs * size / (unsigned long long)(size_w - 1), ring = 1;
+        unsigned long long lo = 64 << 10, msg = size_env("MBMPI_EAGER_LIMIT", 16384) + 256;
+
+        while (lo < 4 * msg)
+            lo *= 2;
+        while (ring * 2 <= per && ring < (1ull << 20))
+            ring *= 2;
+        want_hi = (ring > lo ? ring : lo) * (unsigned long long)(size_w - 1);
         want_lo = want_hi;
     } else {
         want_hi = bufs * size;
