@@ -47,7 +47,8 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
     {"FIFO_BUFS", "16", "number of FIFO buffers (libfabric providers)", UT_CFG_INT, &mpii_g.fifo_bufs},
     {"FIFO_MODE", "auto",
      "multi (FI_MULTI_RECV buffers), single (one message per buffer), rma (a ring per peer written with RMA "
-     "and polled in memory; needs ordered writes), auto (rma on tcp;ofi_rxm, single on sockets, else multi)",
+     "and polled in memory; needs ordered writes), auto (rma on tcp;ofi_rxm up to 64 ranks, single on "
+     "sockets, else multi)",
      UT_CFG_STRING, &mpii_g.fifo_mode},
     {"REQ_MAX", "64", "write-protocol REQs outstanding per peer", UT_CFG_INT, &mpii_g.req_max},
     {"WIN_SHM", "1",
