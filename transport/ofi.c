@@ -358,6 +358,19 @@ static void ofi_close(tl_t *tl)
     free(t);
 }
 
+int tl_ofi_rings_expected(const char *provider, const char *fifo_mode, int size)
+{
+    const char *pn = ofi_provider_name(provider);
+
+    if (size < 2 || (fifo_mode && strcmp(fifo_mode, "rma") && strcmp(fifo_mode, "auto")))
+        return 0;
+    if (fifo_mode && !strcmp(fifo_mode, "rma"))
+        return 1;
+    /* the hellos connect every pair at MPI_Init: 16 ranks on this 2-CPU
+     * host start in 2.2 s instead of 1.3; auto stops at 64 ranks */
+    return pn && !strcmp(pn, "tcp;ofi_rxm") && size <= OFI_RING_AUTO_MAX;
+}
+
 /* FIFO mode "rma" (the rings): asked for, or by default over tcp;ofi_rxm;
  * it needs writes ordered to each peer. */
 static int ofi_ring_choose(tl_ofi_t *t, const tl_params_t *params)
@@ -365,11 +378,7 @@ static int ofi_ring_choose(tl_ofi_t *t, const tl_params_t *params)
     const char *pn = t->info->fabric_attr->prov_name;
     int forced = params->fifo_mode && !strcmp(params->fifo_mode, "rma");
 
-    /* the hellos connect every pair at MPI_Init: 16 ranks on this 2-CPU
-     * host start in 2.2 s instead of 1.3; auto stops at 64 ranks */
-    t->rma =
-        params->size > 1 &&
-        (forced || (!params->fifo_mode && !strcmp(pn, "tcp;ofi_rxm") && params->size <= OFI_RING_AUTO_MAX));
+    t->rma = tl_ofi_rings_expected(pn, params->fifo_mode, params->size);
     if (t->rma && !(t->info->tx_attr->msg_order & FI_ORDER_WAW)) {
         if (forced) {
             ut_error("MBMPI_FIFO_MODE=rma: provider %s does not order writes (FI_ORDER_WAW)", pn);
@@ -412,8 +421,10 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
      * 16384-byte eager MPI message (payload + headers) took 46 us one way,
      * against 13 us for 16000 bytes, and 13 us once the buffers held the
      * largest FIFO message. Raised to that size (min_fifo_free) unless the
-     * user set it; 64 KiB buffers would cost about 200 MB per rank. */
-    if (min_free > 16384 && !getenv("FI_OFI_RXM_BUFFER_SIZE")) {
+     * user set it; 64 KiB buffers would cost about 200 MB per rank. With
+     * RMA rings only the hellos are rxm messages. */
+    if (min_free > 16384 && !getenv("FI_OFI_RXM_BUFFER_SIZE") &&
+        !tl_ofi_rings_expected(params->provider, params->fifo_mode, params->size)) {
         char v[32];
         snprintf(v, sizeof(v), "%zu", min_free);
         setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);

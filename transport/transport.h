@@ -291,6 +291,10 @@ void tl_ofi_print_providers(void *file);
  * "net" where this libfabric offers it (1.17's native-RDM rewrite of tcp,
  * which 1.18 renamed tcp), else "tcp;ofi_rxm". */
 const char *tl_ofi_network_default(void);
+/* 1 when transport/ofi.c will send through RMA rings (FIFO mode rma) for
+ * this provider (as MBMPI_PROVIDER names it), MBMPI_FIFO_MODE (NULL or
+ * "auto": the default) and job size: forced, or tcp;ofi_rxm up to 64 ranks. */
+int tl_ofi_rings_expected(const char *provider, const char *fifo_mode, int size);
 /* MBMPI_LIBFABRIC: the libfabric library transport/ofi.c opens at first use
  * (NULL: the environment variable, else libfabric.so.1). */
 extern const char *tl_ofi_library;

@@ -9,7 +9,8 @@
  * is the rings: 3/4 of MBMPI_SHM_RING (default 256 KiB) per peer. Over
  * tcp;ofi_rxm (FIFO mode rma, its default) it is the RMA rings, one per
  * peer: the buffers' bytes shared out, a power of 2 from 4 eager messages
- * (rounded up, at least 64 KiB) to 1 MiB. Checked
+ * (rounded up, at least 64 KiB; the eager limit is 64 KiB there unless set)
+ * to 1 MiB. Checked
  * under mbmpi's launcher only (MBMPI_RANK set). Exit status 0 when all
  * holds.
  */
@@ -53,7 +54,8 @@ int main(int argc, char **argv)
     } else if ((!strcmp(prov, "tcp") || !strcmp(prov, "tcp;ofi_rxm")) && size_w > 1 &&
                (!getenv("MBMPI_FIFO_MODE") || !strcmp(getenv("MBMPI_FIFO_MODE"), "auto"))) {
         unsigned long long per = bufs * size / (unsigned long long)(size_w - 1), ring = 1;
-        unsigned long long lo = 64 << 10, msg = size_env("MBMPI_EAGER_LIMIT", 16384) + 256;
+        /* the eager limit's default there is 64 KiB */
+        unsigned long long lo = 64 << 10, msg = size_env("MBMPI_EAGER_LIMIT", 65536) + 256;
 
         while (lo < 4 * msg)
             lo *= 2;

@@ -4,9 +4,12 @@
  * rxm sends it through its own rendezvous (46 us one way against 13 us).
  * mbmpi raises FI_OFI_RXM_BUFFER_SIZE to its largest FIFO message unless
  * the user set it: after MPI_Init the variable must be at least the eager
- * limit plus 64 header bytes when MBMPI_PROVIDER is tcp or names ofi_rxm. Also sends one
- * message of exactly the eager limit and checks it. Exit status 0 when all
- * holds.
+ * limit plus 64 header bytes when MBMPI_PROVIDER is tcp or names ofi_rxm
+ * and the FIFO is rxm's (MBMPI_FIFO_MODE multi or single). With the RMA
+ * rings (the default there) rxm carries no FIFO message but the start-up
+ * hellos, so mbmpi leaves the variable alone, and the eager limit's
+ * default is 64 KiB. Also sends one message of exactly the eager limit
+ * and checks it. Exit status 0 when all holds.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -15,20 +18,27 @@
 
 int main(int argc, char **argv)
 {
-    const char *prov, *buf, *lim;
+    const char *prov, *buf, *lim, *mode;
     long limit, need;
-    int rank, size, failed = 0;
+    int rank, size, failed = 0, rings, rxm;
     char *m;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     prov = getenv("MBMPI_PROVIDER");
+    mode = getenv("MBMPI_FIFO_MODE");
+    rings = !mode || !strcmp(mode, "auto") || !strcmp(mode, "rma");
+    rxm = prov && (!strcmp(prov, "tcp") || strstr(prov, "ofi_rxm"));
     lim = getenv("MBMPI_EAGER_LIMIT");
-    limit = lim ? atol(lim) : 16384;
+    limit = lim ? atol(lim) : rxm && rings && size > 1 ? 65536 : 16384;
     need = limit + 64;
     buf = getenv("FI_OFI_RXM_BUFFER_SIZE");
-    if (prov && (!strcmp(prov, "tcp") || strstr(prov, "ofi_rxm")) && (!buf || atol(buf) < need)) {
+    if (rxm && rings && size > 1 && buf) {
+        fprintf(stderr, "FAIL rxm_buffer: FI_OFI_RXM_BUFFER_SIZE set (%s) with the RMA rings\n", buf);
+        failed = 1;
+    }
+    if (rxm && !rings && (!buf || atol(buf) < need)) {
         fprintf(stderr, "FAIL rxm_buffer: FI_OFI_RXM_BUFFER_SIZE is %s, want at least %ld\n",
                 buf ? buf : "unset", need);
         failed = 1;
