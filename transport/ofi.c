@@ -92,7 +92,7 @@ typedef struct tl_ofi {
     uint64_t key_state;      /* keys we request: splitmix64 of this (see ofi_next_key) */
     int rma;                 /* FIFO mode "rma": every send and notification goes through RMA rings */
     ofi_ring_t *rings;       /* by rank (rma) */
-    char *ringmem;
+    void *ringmem;           /* the regions, one mapping */
     size_t ringmem_len;
     size_t ring_len;    /* bytes of each ring, a power of 2 */
     size_t ring_inject; /* records up to this size go as inject writes */
@@ -263,34 +263,40 @@ static int ofi_getinfo_named(const char *prov, const char *node, struct fi_info 
  * charge each 4 KiB page a message touches; 2 MiB pages do not, and take 8
  * faults at MPI_Init instead of 4096.
  */
-static int ofi_map_fifo(tl_ofi_t *t, size_t len)
+static int ofi_map_huge(const char *what, size_t len, void **mem_p, size_t *len_p)
 {
     const size_t huge = 2u << 20;
-    size_t map_len;
+    size_t map_len, mem_len;
     char *m, *a;
 
-    t->rxmem_len = (len + huge - 1) & ~(huge - 1);
-    map_len = t->rxmem_len + huge; /* room to align the start */
+    mem_len = (len + huge - 1) & ~(huge - 1);
+    map_len = mem_len + huge; /* room to align the start */
     m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
-        ut_error("libfabric FIFO: mmap of %zu bytes: %s", map_len, strerror(errno));
+        ut_error("libfabric %s: mmap of %zu bytes: %s", what, map_len, strerror(errno));
         return UT_ERR_NO_MEMORY;
     }
     a = (char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
     if (a > m)
         munmap(m, (size_t)(a - m));
-    if (a + t->rxmem_len < m + map_len)
-        munmap(a + t->rxmem_len, (size_t)(m + map_len - (a + t->rxmem_len)));
-    t->rxmem = a;
+    if (a + mem_len < m + map_len)
+        munmap(a + mem_len, (size_t)(m + map_len - (a + mem_len)));
+    *mem_p = a;
+    *len_p = mem_len;
 #ifdef MADV_HUGEPAGE
-    (void)madvise(t->rxmem, t->rxmem_len, MADV_HUGEPAGE);
+    (void)madvise(a, mem_len, MADV_HUGEPAGE);
 #endif
 #ifdef MADV_POPULATE_WRITE
-    if (madvise(t->rxmem, t->rxmem_len, MADV_POPULATE_WRITE) == 0)
+    if (madvise(a, mem_len, MADV_POPULATE_WRITE) == 0)
         return UT_OK;
 #endif
-    memset(t->rxmem, 0, t->rxmem_len);
+    memset(a, 0, mem_len);
     return UT_OK;
+}
+
+static int ofi_map_fifo(tl_ofi_t *t, size_t len)
+{
+    return ofi_map_huge("FIFO", len, &t->rxmem, &t->rxmem_len);
 }
 
 /*
@@ -759,16 +765,10 @@ static int ofi_ring_open(tl_ofi_t *t, size_t ring_len)
     t->rings = calloc((size_t)t->size, sizeof(*t->rings));
     if (!t->rings)
         return UT_ERR_NO_MEMORY;
-    t->ringmem_len = stride * (size_t)t->size;
-    t->ringmem = mmap(NULL, t->ringmem_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (t->ringmem == MAP_FAILED) {
-        t->ringmem = NULL;
-        ut_error("libfabric rings: mmap of %zu bytes: %s", t->ringmem_len, strerror(errno));
-        return UT_ERR_NO_MEMORY;
-    }
-#ifdef MADV_POPULATE_WRITE
-    (void)madvise(t->ringmem, t->ringmem_len, MADV_POPULATE_WRITE); /* see ofi_map_fifo */
-#endif
+    /* one region per peer, none for this rank; huge pages as the FIFO's */
+    rc = ofi_map_huge("rings", stride * (size_t)(t->size - 1), &t->ringmem, &t->ringmem_len);
+    if (rc != UT_OK)
+        return rc;
     for (i = 0; i < t->size; i++) {
         ofi_ring_t *r = &t->rings[i];
         tl_rkey_t rk;
@@ -776,7 +776,7 @@ static int ofi_ring_open(tl_ofi_t *t, size_t ring_len)
 
         if (i == t->rank)
             continue;
-        r->rx = t->ringmem + (size_t)i * stride;
+        r->rx = (char *)t->ringmem + (size_t)(i < t->rank ? i : i - 1) * stride;
         rc = ofi_mem_reg(&t->super, r->rx, stride, &mr, &rk);
         if (rc != UT_OK)
             return rc;
