@@ -40,9 +40,8 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      "auto (write protocol when the receive is first, eager FIFO otherwise) or eager (never REQ)",
      UT_CFG_STRING, &mpii_g.protocol},
     {"EAGER_LIMIT", "16384",
-     "largest payload sent eagerly through the FIFO; larger sends use RTS (unset: 65536 over tcp;ofi_rxm's "
-     "RMA "
-     "rings)",
+     "largest payload sent eagerly through the FIFO; larger sends use RTS "
+     "(unset: 65536 over tcp;ofi_rxm's RMA rings)",
      UT_CFG_SIZE, &mpii_g.eager_limit},
     {"CREDITS", "262144",
      "eager bytes each peer may have unconsumed in this rank's FIFO (unset: 1048576 over tcp;ofi_rxm's RMA "

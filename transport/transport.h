@@ -119,8 +119,9 @@ struct tl {
     tl_caps_t caps;
 };
 
-/* Space an op_ctx must reserve for the transport (libfabric's fi_context2),
- * and its alignment (transports keep structures with pointers there). */
+/* Space an op_ctx must reserve for the transport (libfabric's fi_context2,
+ * and after it an RMA ring record's header and trailer), and its alignment
+ * (transports keep structures with pointers there). */
 #define TL_OP_CTX_SIZE 96
 #define TL_OP_CTX_ALIGN 16
 
