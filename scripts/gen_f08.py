@@ -29,7 +29,7 @@ import os
 import re
 import sys
 
-from gen_util import write_or_check
+from gen_util import c_prototypes, write_or_check
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "mpi", "fortran", "mpi_f08.f90")
@@ -122,20 +122,10 @@ def read(path):
 
 def c_protos():
     """MPI_X -> [(ctype, name, is_array)] from mpi.h."""
-    text = re.sub(r"/\*.*?\*/", " ", read("mpi/include/mpi.h"), flags=re.S)
-    protos = {}
-    for m in re.finditer(r"\b(?:int|double|MPI_Aint)\s+(MPI_\w+)\s*\(([^)]*)\)\s*;", text):
-        params = []
-        for p in m.group(2).split(","):
-            p = " ".join(p.split()).replace("[][3]", "[]")
-            if p in ("", "void", "..."):
-                continue
-            arr = p.endswith("[]")
-            p = p[:-2].strip() if arr else p
-            mm = re.match(r"(.*?)(\w+)$", p)
-            params.append((mm.group(1).replace(" ", ""), mm.group(2), arr))
-        protos[m.group(1).lower()] = (m.group(1), params)
-    return protos
+    return {
+        name.lower(): (name, [(t.replace(" ", ""), p, arr) for t, p, arr in params])
+        for name, params in c_prototypes(read("mpi/include/mpi.h"), "int|double|MPI_Aint")
+    }
 
 
 def split_params(plist):

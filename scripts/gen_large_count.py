@@ -27,7 +27,7 @@ import os
 import re
 import sys
 
-from gen_util import write_or_check
+from gen_util import c_prototypes, write_or_check
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "mpi", "large_count.c")
@@ -104,25 +104,15 @@ HAND = {"MPI_Type_get_envelope_c", "MPI_Type_get_contents_c", "MPI_Op_create_c",
 
 def protos(text):
     out = {}
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    for m in re.finditer(r"\bint\s+(MPI_\w+)\s*\(([^)]*)\)\s*;", text):
+    for name, raw in c_prototypes(text):
         params = []
-        for p in m.group(2).split(","):
-            p = " ".join(p.split()).replace("[][3]", "[]")
-            if p in ("", "void", "..."):
-                continue
-            arr = p.endswith("[]")
-            p = p[:-2].strip() if arr else p
-            mm = re.match(r"(.*?)(\w+)$", p)
-            if not mm:
-                raise SystemExit("gen_large_count: cannot read %r of %s" % (p, m.group(1)))
-            t = mm.group(1).strip()
+        for t, pname, arr in raw:
             const = t.startswith("const ")
             t = t[6:] if const else t
             if arr and t == "char":  # const char datarep[] is const char *datarep
                 t, arr = "char*", False
-            params.append({"type": t.replace(" ", ""), "name": mm.group(2), "arr": arr, "const": const})
-        out[m.group(1)] = params
+            params.append({"type": t.replace(" ", ""), "name": pname, "arr": arr, "const": const})
+        out[name] = params
     return out
 
 
