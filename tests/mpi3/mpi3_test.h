@@ -1,6 +1,7 @@
 /*
  * tests/mpi3/mpi3_test.h: the FAIL / CHECK helpers of the tests/mpi3
- * programs (plain MPI: they build against any MPI).
+ * programs (plain MPI: they build against any MPI), from tests/mpi/check.h,
+ * and EXPECT_CLASS.
  */
 #ifndef MPI3_TEST_H
 #define MPI3_TEST_H
@@ -12,26 +13,11 @@
 
 static int g_rank = -1;
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "FAIL %s: ", TEST_NAME);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, " (rank %d, line %d)\n", g_rank, __LINE__);                               \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-        exit(1);                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            FAIL(__VA_ARGS__);                                                                     \
-    } while (0)
-#define MPI_CHECK(call)                                                                            \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            FAIL("%s returned %d", #call, rc_);                                                    \
-    } while (0)
+/* FAIL, CHECK, MPI_CHECK: tests/mpi/check.h's, each failure with rank and line */
+#define CHECK_RANK g_rank
+#define CHECK_LINE
+#include "../mpi/check.h"
+
 /* The call must fail with error class `cls` (MPI_ERRORS_RETURN set). */
 #define EXPECT_CLASS(call, cls)                                                                    \
     do {                                                                                           \
