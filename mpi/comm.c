@@ -50,6 +50,7 @@ static void comm_destroy(mpii_comm_t *c)
         comm_destroy(c->local);
     free(c->remote_ranks);
     free(c->world_ranks);
+    free(c->tree_scratch);
     mpii_topo_free(c);
     free(c->proto);
     free(c);

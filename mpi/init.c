@@ -198,16 +198,43 @@ int mpii_host_cpus(void)
  * took either time, switching within a run. Round robin keeps the CPUs'
  * shares within one rank of each other.
  */
+static int bind_wanted(void)
+{
+    return strcmp(mpii_g.bind, "none") && (!strcmp(mpii_g.bind, "core") || mpii_host_ranks() >= 2);
+}
+
+/*
+ * The collectives' trees place their ranks on the CPUs when the ranks, all
+ * on this host, outnumber them (mpi/coll/tree_map.c): bind_rank puts world
+ * rank w (its local rank then) on the CPU of class w % n of the n it
+ * started with. placement_cpus is n there, else 0; cpu_classes is it once
+ * every rank said the same at MPI_Init (a rank started with other CPUs or
+ * another MBMPI_BIND turns it off for all: they must build the same trees).
+ */
+static int cpu_classes;
+
+static int placement_cpus(void)
+{
+    read_start_cpus();
+    if (!bind_wanted() || !boot_all_local(mpii_g.boot) || mpii_host_ranks() != mpii_g.size ||
+        mpii_g.size <= start_ncpus)
+        return 0;
+    return start_ncpus;
+}
+
+int mpii_world_cpu_class(int w)
+{
+    return cpu_classes > 0 && w >= 0 && w < mpii_g.size ? w % cpu_classes : -1;
+}
+
 static void bind_rank(void)
 {
     const char *lr = getenv("MBMPI_LOCAL_RANK");
-    int want, local = lr ? atoi(lr) : 0, ranks = mpii_host_ranks(), k, cpu;
+    int want, local = lr ? atoi(lr) : 0, k, cpu;
     cpu_set_t one;
 
     read_start_cpus();
-    if (!strcmp(mpii_g.bind, "none"))
-        return;
-    want = !strcmp(mpii_g.bind, "core") || ranks >= 2;
+    want = bind_wanted();
     if (!want || !CPU_COUNT(&start_cpus) || local < 0)
         return;
     k = local % start_ncpus;
@@ -249,7 +276,8 @@ static int transport_open(void)
     tl_params_t tp = {0};
     tl_callbacks_t cb;
     mbcf_params_t mp = {0};
-    char key[32], *addrs = NULL, name[256], info[128], other[128];
+    char key[32], *addrs = NULL, name[256], info[128], mine[160], other[160], *bar;
+    int same_cpus = 1;
     size_t len = sizeof(name), alen = 0, olen;
     const char *prov = mpii_g.provider;
     int rc, i;
@@ -305,8 +333,11 @@ static int transport_open(void)
     snprintf(info, sizeof(info), "%s %u.%u", mpii_g.tl->caps.name, mpii_g.tl->caps.version >> 16,
              mpii_g.tl->caps.version & 0xffff);
     ut_debug("transport %s (MBMPI_PROVIDER=%s)", info, mpii_g.provider);
+    /* and after a '|', the CPU classes the trees would place ranks on
+     * (placement_cpus): every rank must see the same */
     snprintf(key, sizeof(key), "prov.%d", mpii_g.rank);
-    rc = boot_put(mpii_g.boot, key, info, strlen(info) + 1);
+    snprintf(mine, sizeof(mine), "%s|%d", info, placement_cpus());
+    rc = boot_put(mpii_g.boot, key, mine, strlen(mine) + 1);
     if (rc == UT_OK)
         rc = boot_fence(mpii_g.boot);
     if (rc != UT_OK)
@@ -317,6 +348,11 @@ static int transport_open(void)
         if (rc != UT_OK)
             return rc;
         other[sizeof(other) - 1] = 0;
+        bar = strchr(other, '|');
+        if (!bar || strcmp(bar, strchr(mine, '|')))
+            same_cpus = 0;
+        if (bar)
+            *bar = 0;
         if (strcmp(other, info)) {
             fprintf(stderr,
                     "mbmpi: MPI_Init: rank %d uses provider \"%s\" but rank %d uses \"%s\"; all ranks must "
@@ -338,6 +374,8 @@ static int transport_open(void)
             return rc != UT_OK ? rc : UT_ERR_PROTO;
         }
     }
+    if (same_cpus)
+        cpu_classes = placement_cpus();
     rc = tl_connect(mpii_g.tl, addrs, alen);
     free(addrs);
     return rc;

@@ -133,6 +133,7 @@ typedef struct mpii_comm {
     unsigned nbc_seq;        /* nonblocking collectives started (mpi/coll/nbc.c) */
     int refs;                /* requests that still use it (mpi/p2p.c, mpi/coll/nbc.c) */
     int free_deferred;       /* MPI_Comm_free'd while refs > 0: destroyed by the last one */
+    int *tree_scratch;       /* mpi/coll/tree_map.c's placement */
 } mpii_comm_t;
 
 /* NULL for MPI_COMM_NULL, unknown or freed handles. */
@@ -232,6 +233,10 @@ int mpii_is_initialized(void);
 /* Ranks of the job on this host, and CPUs this process may run on (init.c). */
 int mpii_host_ranks(void);
 int mpii_host_cpus(void);
+/* The CPU class (0 .. n - 1) world rank w runs on when the ranks, all on
+ * this host and pinned round robin, outnumber its n CPUs; -1 otherwise
+ * (init.c; the same answer at every rank) */
+int mpii_world_cpu_class(int w);
 /* Use at the top of every MPI call that needs an initialized library. */
 #define MPII_CHECK_INIT(fn)                                                          \
     do {                                                                             \

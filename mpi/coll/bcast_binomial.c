@@ -2,7 +2,8 @@
  * mpi/coll/bcast_binomial.c: MPI_Bcast along a binomial tree.
  *
  * Algorithm:
- *   Ranks are renumbered relative to the root, v = (rank - root) mod P. A
+ *   Ranks are renumbered relative to the root, v = (rank - root) mod P
+ *   (with more ranks than CPUs, the CPUs' ranks in blocks: tree_map.c). A
  *   rank v != 0 receives the whole buffer from its parent v - 2^k, where 2^k
  *   is the lowest set bit of v; it then forwards to its children v + 2^j for
  *   2^j < 2^k (largest subtree first), as long as v + 2^j < P. The root has
@@ -35,43 +36,49 @@
 int mpii_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm)
 {
     int p = comm->size;
-    int vrank = (comm->rank - root + p) % p;
     MPI_Request reqs[8 * sizeof(int)];
-    int nreq = 0;
-    int mask = 1;
+    int child[8 * sizeof(int)], nchild = 0, parent = -1, nreq = 0;
+    int mask = 1, vrank;
+    mpii_tree_map_t tm;
     int rc;
 
     if (p == 1 || count == 0)
         return MPI_SUCCESS;
+    rc = mpii_coll_tree_map(comm, root, &tm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    vrank = tm.me;
 
-    /* receive from the parent: clear the lowest set bit of vrank */
+    /* the parent: clear the lowest set bit of vrank */
     while (mask < p) {
         if (vrank & mask) {
-            int parent = (vrank - mask + root) % p;
-            rc = mpii_recv_ctx(buf, count, dt, parent, MPII_COLL_TAG_BCAST, comm, 1, MPI_STATUS_IGNORE);
-            if (rc != MPI_SUCCESS)
-                return rc;
+            parent = mpii_tree_rank(&tm, vrank - mask);
             break;
         }
         if (mask > p / 2)
             break; /* the next mask would be >= p (and could overflow) */
         mask <<= 1;
     }
-
-    /* forward to the children, largest subtree first: below the bit that
-     * linked us to the parent; for the root the loop above ended with a mask
-     * at least as large as its largest child distance */
+    /* the children, largest subtree first: below the bit that linked us to
+     * the parent; for the root the loop above ended with a mask at least as
+     * large as its largest child distance (all read from the map before the
+     * first wait: see coll.h) */
     if (vrank != 0)
         mask >>= 1;
-    rc = MPI_SUCCESS;
-    for (; mask > 0; mask >>= 1) {
-        if (vrank + mask < p) {
-            int child = (vrank + mask + root) % p;
-            rc = mpii_isend_coll_fanout(buf, count, dt, child, MPII_COLL_TAG_BCAST, comm, &reqs[nreq]);
-            if (rc != MPI_SUCCESS)
-                break;
-            nreq++;
-        }
+    for (; mask > 0; mask >>= 1)
+        if (vrank + mask < p)
+            child[nchild++] = mpii_tree_rank(&tm, vrank + mask);
+
+    if (parent >= 0) {
+        rc = mpii_recv_ctx(buf, count, dt, parent, MPII_COLL_TAG_BCAST, comm, 1, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    for (int c = 0; c < nchild; c++) {
+        rc = mpii_isend_coll_fanout(buf, count, dt, child[c], MPII_COLL_TAG_BCAST, comm, &reqs[nreq]);
+        if (rc != MPI_SUCCESS)
+            break;
+        nreq++;
     }
 
     /* complete what was started even after an error: buf stays in use */

@@ -82,6 +82,21 @@ int mpii_barrier_fan_in(mpii_comm_t *comm, int *parent_bit);
 int mpii_barrier_tree(mpii_comm_t *comm);
 int mpii_barrier_release(mpii_comm_t *comm);
 
+/* mpi/coll/tree_map.c: the numbering of a binomial tree's ranks, v = 0 at
+ * the root: v = (rank - root) mod p, or on an oversubscribed host the CPUs'
+ * ranks in blocks. Valid until the caller's first wait: take parents and
+ * children from it before. */
+typedef struct mpii_tree_map {
+    const int *rank_of; /* v -> comm rank; NULL: (v + root) mod p */
+    int root, p;
+    int me; /* this rank's v */
+} mpii_tree_map_t;
+int mpii_coll_tree_map(mpii_comm_t *comm, int root, mpii_tree_map_t *tm);
+static inline int mpii_tree_rank(const mpii_tree_map_t *tm, int v)
+{
+    return tm->rank_of ? tm->rank_of[v] : (v + tm->root) % tm->p;
+}
+
 /* mpi/coll/bcast_*.c. seg: segment size in elements (segmented algorithms
  * only, >= 1; the others ignore it). */
 int mpii_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *comm);

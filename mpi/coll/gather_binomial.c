@@ -3,7 +3,8 @@
  *
  * Algorithm:
  *   scatter_binomial.c run backwards. Ranks are renumbered relative to the
- *   root, v = (rank - root) mod P; blocks (b bytes each) travel packed in v
+ *   root, v = (rank - root) mod P (with more ranks than CPUs, the CPUs'
+ *   ranks in blocks: tree_map.c); blocks (b bytes each) travel packed in v
  *   order. For 2^k = 1, 2, 4, ... a rank whose bit k is clear receives from
  *   v + 2^k (if it exists) the min(2^k, P - v - 2^k) blocks of that child's
  *   subtree, placed right after its own 2^k; a rank whose bit k is set sends
@@ -19,8 +20,8 @@
  *   A leaf sends straight from sendbuf with the send type. An inner rank
  *   packs its own block into a temporary in front of its children's. The
  *   root unpacks the temporary into recvbuf block (v + root) mod P, unless
- *   root = 0 with a contiguous receive type: then the children's blocks are
- *   received in place.
+ *   root = 0 with a contiguous receive type and no placement: then the
+ *   children's blocks are received in place.
  *
  * Cost (pLogP: L latency, g(m) gap of an m-byte message, P ranks, m the
  * block size):
@@ -33,7 +34,7 @@
  * Limits:
  *   Intracommunicators only. Messages are bytes with an int count: P * m
  *   must fit in an int (the selector checks). Temporaries: the root P * m
- *   bytes (none when root = 0 with a contiguous receive type), an inner
+ *   bytes (none when root = 0 with a contiguous receive type and v = rank), an inner
  *   rank its subtree size times m, a leaf none.
  */
 #include "coll_more.h"
@@ -45,7 +46,8 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     int p = comm->size;
     int rank = comm->rank;
-    int vrank = (rank - root + p) % p;
+    mpii_tree_map_t tm;
+    int vrank, parent = -1;
     MPI_Request reqs[8 * sizeof(int)];
     int nreq = 0;
     char *data;            /* this rank's subtree blocks, packed, block vrank first */
@@ -59,6 +61,10 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
     /* two ranks: the tree is one edge, as the flat one, which needs no packing */
     if (p <= 2)
         return mpii_gather_linear(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    rc = mpii_coll_tree_map(comm, root, &tm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    vrank = tm.me;
     if (rank == root) {
         const mpii_datatype_t *rdt = mpii_datatype_get(recvtype);
         blk = (size_t)recvcount * rdt->size;
@@ -66,7 +72,7 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
             return MPI_SUCCESS;
         nsub = p;
         low = p; /* every distance < p */
-        if (root == 0 && rdt->contig) {
+        if (root == 0 && rdt->contig && tm.rank_of == NULL) {
             data = mpii_coll_at(recvbuf, rdt->true_lb);
         } else {
             tmp = mpii_scratch_alloc((size_t)p * blk);
@@ -80,9 +86,9 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
             return MPI_SUCCESS;
         low = vrank & -vrank;
         nsub = p - vrank < low ? p - vrank : low;
+        parent = mpii_tree_rank(&tm, vrank - low);
         if (nsub == 1)
-            return mpii_send_ctx(sendbuf, sendcount, sendtype, (vrank - low + root) % p, MPII_COLL_TAG_GATHER,
-                                 comm, 1);
+            return mpii_send_ctx(sendbuf, sendcount, sendtype, parent, MPII_COLL_TAG_GATHER, comm, 1);
         tmp = mpii_scratch_alloc((size_t)nsub * blk);
         if (tmp == NULL)
             return MPI_ERR_NO_MEM;
@@ -93,7 +99,7 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
     for (int mask = 1; mask < low && vrank + mask < p; mask <<= 1) {
         int n = p - vrank - mask < mask ? p - vrank - mask : mask;
         rc = mpii_irecv_ctx(data + (size_t)mask * blk, (int)((size_t)n * blk), MPI_BYTE,
-                            (vrank + mask + root) % p, MPII_COLL_TAG_GATHER, comm, 1, &reqs[nreq]);
+                            mpii_tree_rank(&tm, vrank + mask), MPII_COLL_TAG_GATHER, comm, 1, &reqs[nreq]);
         if (rc != MPI_SUCCESS)
             break;
         nreq++;
@@ -117,12 +123,12 @@ int mpii_gather_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendty
         goto out_free_tmp;
 
     if (rank != root) {
-        rc = mpii_send_ctx(data, (int)((size_t)nsub * blk), MPI_BYTE, (vrank - low + root) % p,
-                           MPII_COLL_TAG_GATHER, comm, 1);
-    } else if (tmp != NULL) {
+        rc = mpii_send_ctx(data, (int)((size_t)nsub * blk), MPI_BYTE, parent, MPII_COLL_TAG_GATHER, comm, 1);
+    } else if (tmp != NULL && (rc = mpii_coll_tree_map(comm, root, &tm)) == MPI_SUCCESS) {
+        /* the map again after the wait (coll.h) */
         MPI_Aint ext = mpii_datatype_get(recvtype)->extent;
         for (int v = 1; v < p; v++) {
-            int r = (v + root) % p;
+            int r = mpii_tree_rank(&tm, v);
             mpii_coll_unpack(tmp + (size_t)v * blk, mpii_coll_at(recvbuf, (MPI_Aint)r * recvcount * ext),
                              recvcount, recvtype);
         }

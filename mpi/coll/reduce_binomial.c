@@ -4,7 +4,8 @@
  *
  * Algorithm:
  *   The broadcast tree of bcast_binomial.c run backwards. Ranks are
- *   renumbered relative to the root, v = (rank - root) mod P. For 2^k =
+ *   renumbered relative to the root, v = (rank - root) mod P (with more
+ *   ranks than CPUs, the CPUs' ranks in blocks: tree_map.c). For 2^k =
  *   1, 2, 4, ...: a rank whose bit k is clear receives the partial result of
  *   v + 2^k (if that rank exists) and combines it into its accumulator; a
  *   rank whose bit k is set sends its accumulator to v - 2^k and is done.
@@ -40,17 +41,30 @@ int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Data
     const mpii_datatype_t *dtp = mpii_datatype_get(dt);
     int p = comm->size;
     int rank = comm->rank;
-    int vrank = (rank - root + p) % p;
+    mpii_tree_map_t tm;
+    int rc = mpii_coll_tree_map(comm, root, &tm);
+    int vrank = tm.me;
     int has_children = (vrank % 2 == 0) && vrank + 1 < p;
+    int peer[8 * sizeof(int)], npeer = 0; /* children, smallest first, then the parent */
     void *acc = NULL;      /* this rank's partial result (when it has children) */
     void *acc_base = NULL;
     void *tmp = NULL;      /* receive buffer for a child's partial result */
     void *tmp_base = NULL;
-    const void *mine;      /* what this rank sends to its parent */
-    int rc = MPI_SUCCESS;
+    const void *mine; /* what this rank sends to its parent */
 
-    if (count == 0)
-        return MPI_SUCCESS;
+    if (rc != MPI_SUCCESS || count == 0)
+        return rc;
+    /* read off the map before the first wait (coll.h) */
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (vrank & mask) {
+            peer[npeer++] = mpii_tree_rank(&tm, vrank - mask);
+            break;
+        }
+        if (vrank + mask < p)
+            peer[npeer++] = mpii_tree_rank(&tm, vrank + mask);
+        if (mask > p / 2)
+            break;
+    }
     if (rank == root) {
         if (p == 1)
             return sendbuf != MPI_IN_PLACE ? mpii_coll_copy(sendbuf, recvbuf, count, dtp) : MPI_SUCCESS;
@@ -67,14 +81,13 @@ int mpii_reduce_binomial(const void *sendbuf, void *recvbuf, int count, MPI_Data
     }
     mine = acc != NULL ? acc : sendbuf;
 
-    for (int mask = 1; mask < p; mask <<= 1) {
+    for (int mask = 1, k = 0; mask < p; mask <<= 1) {
         if (vrank & mask) {
-            int parent = (vrank - mask + root) % p;
-            rc = mpii_send_coll_operand(mine, count, dt, parent, MPII_COLL_TAG_REDUCE, comm);
+            rc = mpii_send_coll_operand(mine, count, dt, peer[k], MPII_COLL_TAG_REDUCE, comm);
             break;
         }
         if (vrank + mask < p) {
-            int child = (vrank + mask + root) % p;
+            int child = peer[k++];
             /* The first child's vector lands in acc itself, and this
              * rank's own is combined into it (the op commutes): one pass
              * over the vector less than copying it into acc first (1 MiB at

@@ -2,7 +2,8 @@
  * mpi/coll/scatter_binomial.c: MPI_Scatter along a binomial tree.
  *
  * Algorithm:
- *   Ranks are renumbered relative to the root, v = (rank - root) mod P, and
+ *   Ranks are renumbered relative to the root, v = (rank - root) mod P
+ *   (with more ranks than CPUs, the CPUs' ranks in blocks: tree_map.c), and
  *   the P blocks are handled as packed bytes in v order (block b bytes, the
  *   same at every rank by MPI's type signature rule). The subtree of v != 0
  *   is the blocks [v, v + min(2^k, P - v)), 2^k the lowest set bit of v; the
@@ -36,7 +37,8 @@
  *   Intracommunicators only. Every message is sent as bytes with an int
  *   count, so P * m must fit in an int (the selector checks). The root
  *   needs a temporary of P * m bytes (unless root = 0 with a contiguous
- *   send type), an inner rank of v's subtree size times m, a leaf none.
+ *   send type and v = rank), an inner rank of v's subtree size times m, a
+ *   leaf none.
  */
 #include "coll_more.h"
 
@@ -47,7 +49,8 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
 {
     int p = comm->size;
     int rank = comm->rank;
-    int vrank = (rank - root + p) % p;
+    mpii_tree_map_t tm;
+    int vrank;
     MPI_Request reqs[8 * sizeof(int)];
     int nreq = 0;
     const char *data;      /* this rank's subtree blocks, packed, block vrank first */
@@ -61,6 +64,10 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
     /* two ranks: the tree is one edge, as the flat one, which needs no packing */
     if (p <= 2)
         return mpii_scatter_linear(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    rc = mpii_coll_tree_map(comm, root, &tm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    vrank = tm.me;
     if (rank == root) {
         const mpii_datatype_t *sdt = mpii_datatype_get(sendtype);
         blk = (size_t)sendcount * sdt->size;
@@ -70,14 +77,14 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
         top = mpii_coll_pof2_floor(p);
         if (top == p)
             top >>= 1;
-        if (root == 0 && sdt->contig) {
+        if (root == 0 && sdt->contig && tm.rank_of == NULL) {
             data = mpii_coll_at(sendbuf, sdt->true_lb);
         } else {
             tmp = mpii_scratch_alloc((size_t)p * blk);
             if (tmp == NULL)
                 return MPI_ERR_NO_MEM;
             for (int v = 1; v < p; v++) {
-                int r = (v + root) % p;
+                int r = mpii_tree_rank(&tm, v);
                 mpii_coll_pack(mpii_coll_at(sendbuf, (MPI_Aint)r * sendcount * sdt->extent), sendcount,
                                sendtype, tmp + (size_t)v * blk);
             }
@@ -86,7 +93,7 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
     } else {
         const mpii_datatype_t *rdt = mpii_datatype_get(recvtype);
         int low = vrank & -vrank; /* link to the parent */
-        int parent = (vrank - low + root) % p;
+        int parent = mpii_tree_rank(&tm, vrank - low);
         blk = (size_t)recvcount * rdt->size;
         if (blk == 0)
             return MPI_SUCCESS;
@@ -103,6 +110,11 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
         if (rc != MPI_SUCCESS)
             goto out_free_tmp;
         data = tmp;
+        /* the map again: another collective may have used its scratch
+         * during the wait (coll.h) */
+        rc = mpii_coll_tree_map(comm, root, &tm);
+        if (rc != MPI_SUCCESS)
+            goto out_free_tmp;
     }
 
     /* hand each child its part of the subtree, largest first */
@@ -112,7 +124,7 @@ int mpii_scatter_binomial(const void *sendbuf, int sendcount, MPI_Datatype sendt
             continue;
         n = p - vrank - mask < mask ? p - vrank - mask : mask;
         rc = mpii_isend_ctx(data + (size_t)mask * blk, (int)((size_t)n * blk), MPI_BYTE,
-                            (vrank + mask + root) % p, MPII_COLL_TAG_SCATTER, comm, 1, &reqs[nreq]);
+                            mpii_tree_rank(&tm, vrank + mask), MPII_COLL_TAG_SCATTER, comm, 1, &reqs[nreq]);
         if (rc != MPI_SUCCESS)
             break;
         nreq++;
