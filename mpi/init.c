@@ -476,6 +476,11 @@ static int mpi_init_common(void)
     if (mpii_shm_tune() != MPI_SUCCESS)
         init_fail("timing mbshm's copies", UT_ERR_IO);
     mpii_coll_set_fanout_reads(tl_shmem_fanout_reads(mpii_g.tl));
+    /* with more ranks than CPUs mbshm's rendezvous sends are read whole by
+     * their receivers (tl_shmem_set_read_all above) */
+    if (mpii_g.rts_read && mpii_g.tl != NULL && tl_can_read(mpii_g.tl) &&
+        mpii_g.tl->caps.read_max > (size_t)mpii_g.eager_limit && mpii_host_ranks() > mpii_host_cpus())
+        mpii_coll_set_rendezvous_reads((double)mpii_g.eager_limit + 1.0);
     mpii_g.xchg_noreq = mpii_g.rts_read && tl_shmem_fanout_reads(mpii_g.tl);
     return MPI_SUCCESS;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 
 const char *mpii_coll_cfg_algo[MPII_COLL_OP_COUNT];
 const char *mpii_coll_cfg_plogp_file;
@@ -69,6 +70,8 @@ static int on_mbshm;
  * (--osu --sync window): 1 MiB flat 371, binomial 574, bintree 684.
  */
 static int fanout_reads;
+/* mpii_coll_set_rendezvous_reads */
+static double rendezvous_reads;
 static mpii_plogp_t over_fanout, over_fanout_data;
 
 static void set_over_model(void)
@@ -84,6 +87,18 @@ static void set_over_model(void)
          * 8 had been predicted 20 and 45 % short (median) */
         if (on_mbshm)
             mpii_plogp_apply_ring(&over_model);
+        /* ... but a rendezvous message (above the eager limit) is read
+         * whole by its receiver then (tl_shmem_set_read_all: one single
+         * copy, MPIX_Stat_get("rts_reads")), so it is priced by the
+         * lines without "ring", as pulled (2026-12-06, Xeon host, 8 ranks
+         * on 2 CPUs: a binomial Bcast of 64 KiB measured 29-31 us, priced
+         * 65 through the rings; the pick was scatter + allgather, 62-73
+         * us, against Open MPI's 34). Re-predicting two sweeps (P = 2-8,
+         * 176 points each), with the file's membound: within 10 % of the
+         * fastest at 160 and 166 points against 160 and 160, median
+         * error 13.2 and 12.5 % against 13.2 and 12.6. */
+        if (on_mbshm)
+            over_model.read_min = rendezvous_reads;
         over_model.wait = model.wake * (k - 1.0);
         over_model.msg_extra = model.turn;
     }
@@ -1199,6 +1214,15 @@ void mpii_coll_set_fanout_reads(int on)
     fanout_reads = on != 0;
     set_over_model();
     generation++; /* cached choices were priced the other way */
+}
+
+void mpii_coll_set_rendezvous_reads(double min)
+{
+    if (rendezvous_reads == min)
+        return;
+    rendezvous_reads = min;
+    set_over_model();
+    generation++;
 }
 
 /* ------------------------------------------------------------------ */

@@ -54,6 +54,10 @@ int mpii_coll_init(const char *provider, int rank);
 /* 1: oversubscribed over mbshm, a Bcast's big messages are read by their
  * receivers (tl_shmem_fanout_reads), and the model prices them so. */
 void mpii_coll_set_fanout_reads(int on);
+/* Messages of min bytes or more are read whole by their receivers when
+ * ranks outnumber CPUs (mbshm's rendezvous reads; 0: none): the model
+ * prices them as pulled single copies there. */
+void mpii_coll_set_rendezvous_reads(double min);
 
 /* The algorithm to run for op on comm with `bytes` per rank as MPIX_Coll_
  * predict defines m, `count` elements (for the conditions "count >= P") and

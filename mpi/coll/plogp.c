@@ -249,7 +249,7 @@ void mpii_plogp_apply_ring(mpii_plogp_t *p)
 /* m is priced by the ring lines */
 static int on_ring(const mpii_plogp_t *p, double m)
 {
-    return p->use_ring && m >= p->ring_m[0];
+    return p->use_ring && m >= p->ring_m[0] && !(p->read_min > 0.0 && m >= p->read_min);
 }
 
 static double os_copy(const mpii_plogp_t *p, double m)
@@ -265,7 +265,7 @@ static double or_copy(const mpii_plogp_t *p, double m)
 /* m is copied by its receiver alone (pull_min) */
 static int pulled(const mpii_plogp_t *p, double m)
 {
-    return p->pull_min > 0.0 && m >= p->pull_min;
+    return (p->pull_min > 0.0 && m >= p->pull_min) || (p->read_min > 0.0 && m >= p->read_min);
 }
 
 double mpii_plogp_os(const mpii_plogp_t *p, double m)

@@ -104,6 +104,10 @@ typedef struct mpii_plogp {
      * that of posting one (1 B), the receiver's o_r the whole copy, priced
      * as o_s + o_r of the two copies it replaces */
     double pull_min;
+    /* messages of read_min bytes or more are read whole by their
+     * receivers with a single copy (set by model.c, 0: none): pulled, and
+     * priced by the lines without "ring" */
+    double read_min;
     int nring;    /* "ring" lines */
     int use_ring; /* price one-way messages by them (mpii_plogp_apply_ring) */
     double ring_m[MPII_PLOGP_MAX_ROWS];
