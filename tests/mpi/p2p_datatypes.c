@@ -125,7 +125,7 @@ static void basic_types(void)
     BASIC(int8_t, MPI_INT8_T, x % 200 - 100);
     BASIC(int16_t, MPI_INT16_T, -x * 7);
     BASIC(int32_t, MPI_INT32_T, -x * 100003);
-    BASIC(int64_t, MPI_INT64_T, -(int64_t)x << 40);
+    BASIC(int64_t, MPI_INT64_T, (int64_t)x * -((int64_t)1 << 40));
     BASIC(uint8_t, MPI_UINT8_T, x % 256);
     BASIC(uint16_t, MPI_UINT16_T, x * 11);
     BASIC(uint32_t, MPI_UINT32_T, (uint32_t)x * 2654435761u);
