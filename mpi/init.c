@@ -41,7 +41,7 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      UT_CFG_STRING, &mpii_g.protocol},
     {"EAGER_LIMIT", "16384",
      "largest payload sent eagerly through the FIFO; larger sends use RTS "
-     "(unset: 65536 over tcp;ofi_rxm's RMA rings, 8192 over mbshm with a CPU per rank)",
+     "(unset: 65536 over tcp;ofi_rxm's RMA rings)",
      UT_CFG_SIZE, &mpii_g.eager_limit},
     {"CREDITS", "262144",
      "eager bytes each peer may have unconsumed in this rank's FIFO (unset: 1048576 over tcp;ofi_rxm's RMA "
@@ -298,17 +298,6 @@ static int transport_open(void)
         if (!getenv("MBMPI_CREDITS"))
             mpii_g.credits = 1 << 20;
     }
-    /* Over mbshm with a CPU per rank a rendezvous from 8 KiB on is cheaper
-     * than an eager message: the write protocol's ring transfer is
-     * pipelined between the two CPUs, an eager message is copied in whole
-     * and then out (bench/rtt, Xeon host, 2026-12-06: half round trip of
-     * 12 KiB 2.09 us against 2.70, 16 KiB 2.43 against 3.53; with 4 KiB 6
-     * KiB took 1.90 against 1.49; bench/bw 16 KiB 15.4-15.9 GB/s against
-     * 13.2-13.3; NPB class A at P = 2 the same or faster). With more ranks
-     * than CPUs the two sides do not run side by side: NPB CG and MG at P =
-     * 4 on 2 CPUs 1.3-1.5x slower with 8 KiB, so 16 KiB stays there. */
-    if (!strcmp(prov, "mbshm") && !getenv("MBMPI_EAGER_LIMIT") && mpii_host_ranks() <= mpii_host_cpus())
-        mpii_g.eager_limit = 8192;
     mp.rank = mpii_g.rank;
     mp.size = mpii_g.size;
     mp.credits = mpii_g.credits;
