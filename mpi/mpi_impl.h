@@ -134,6 +134,7 @@ typedef struct mpii_comm {
     int refs;                /* requests that still use it (mpi/p2p.c, mpi/coll/nbc.c) */
     int free_deferred;       /* MPI_Comm_free'd while refs > 0: destroyed by the last one */
     int *tree_scratch;       /* mpi/coll/tree_map.c's placement */
+    int tree_root;           /* root + 1 of the placement in tree_scratch (0: none) */
 } mpii_comm_t;
 
 /* NULL for MPI_COMM_NULL, unknown or freed handles. */

@@ -28,12 +28,14 @@
  * several hosts or not pinned, members of another job) it is the rotation
  * v = (rank - root) mod P, computed on the fly.
  *
- * Cost: O(P + classes) integer steps per call when oversubscribed, no
- * message; the scratch (2 P + classes ints) is allocated once per
- * communicator. The numbering lives in that scratch only until the next
- * collective on the communicator starts: a nonblocking collective runs on
- * a coroutine that may give way to another at every wait, so callers take
- * what they need from it before their first wait.
+ * Cost: O(P + classes) integer steps when oversubscribed and the root
+ * differs from the last call's on the communicator, none otherwise (the
+ * numbering is kept for that root), no message; the scratch (2 P + classes
+ * ints) is allocated once per communicator. The numbering lives in that
+ * scratch only until a collective with another root starts on the
+ * communicator: a nonblocking collective runs on a coroutine that may give
+ * way to another at every wait, so callers take what they need from it
+ * before their first wait (or ask again after it).
  */
 #include "coll.h"
 
@@ -49,6 +51,11 @@ int mpii_coll_tree_map(mpii_comm_t *comm, int root, mpii_tree_map_t *tm)
     tm->me = (comm->rank - root + p) % p;
     if (p < 3 || comm->is_inter)
         return MPI_SUCCESS;
+    if (comm->tree_scratch && comm->tree_root == root + 1) { /* built for this root already */
+        tm->rank_of = comm->tree_scratch;
+        tm->me = comm->tree_scratch[p + comm->rank];
+        return MPI_SUCCESS;
+    }
     for (int r = 0; r < p; r++) {
         int c = mpii_world_cpu_class(comm->world_ranks[r]);
         if (c < 0)
@@ -85,5 +92,6 @@ int mpii_coll_tree_map(mpii_comm_t *comm, int root, mpii_tree_map_t *tm)
     }
     tm->rank_of = rank_of;
     tm->me = v_of[comm->rank];
+    comm->tree_root = root + 1;
     return MPI_SUCCESS;
 }
