@@ -17,7 +17,11 @@
 #          line). For mbshm each run also measures with MBMPI_SHM_CMA=0
 #          (plogp_mbshm_ring.*): its rows from 32 KiB become the file's
 #          "ring" lines, what one-way messages cost when ranks outnumber
-#          CPUs (mpi/coll/plogp.h). Then fits the all-to-all contention ratio c of each file
+#          CPUs (mpi/coll/plogp.h), and up to 32 KiB with the eager limit
+#          and the RTS read threshold at 4 KiB and no REQs
+#          (plogp_mbshm_read.*): its rows of 8-32 KiB become the "read"
+#          lines, what a collective's messages read by their receivers
+#          cost (MBMPI_COLL_READ_MIN). Then fits the all-to-all contention ratio c of each file
 #          (the seed's network "signature"): times alltoall "rotated" forced
 #          at P in PLOGP_FIT_NP with that file loaded, asks the model (bench/coll
 #          --predict-only) for T0 and T1, its prediction with c = 0 and c = 1
@@ -241,6 +245,16 @@ ring_lines() {
 }
 # the pseudo-provider of those runs
 RING=mbshm_ring
+# read_lines <file>: the rows of 8-32 KiB of a file measured with every
+# message of 8 KiB or more read by its receiver (READ_ENV), as the "read m
+# os or g ow xw" lines the library prices a collective's read messages by
+# (mpi/coll/plogp.h)
+read_lines() {
+    echo "# read by the receiver (bench/plogp with $READ_ENV): read m_bytes os_us or_us g_us ow_us xw_us"
+    awk '$1 ~ /^[0-9]+$/ && $1 >= 8192 && $1 <= 32768 && NF == 7 { print "read", $1, $2, $3, $4, $6, $7 }' "$1"
+}
+READ=mbshm_read
+READ_ENV="MBMPI_EAGER_LIMIT=4096 MBMPI_RTS_READ_MIN=4096 MBMPI_REQ_MIN=1G"
 
 # ==== plogp =================================================================
 if [ "$MODE" = plogp ]; then
@@ -248,7 +262,7 @@ if [ "$MODE" = plogp ]; then
     PRUNS=${PLOGP_RUNS:-3}
     build bin/mpicc bench/plogp.c "$BUILD/plogp" || exit 1
     MPROVS=$PPROVS
-    case " $PPROVS " in *" mbshm "*) MPROVS="$PPROVS $RING" ;; esac
+    case " $PPROVS " in *" mbshm "*) MPROVS="$PPROVS $RING $READ" ;; esac
     total=$(($(echo $MPROVS | wc -w) * PRUNS))
     BUDGET=100000
     TMO=${PLOGP_TIMEOUT:-120}
@@ -257,10 +271,12 @@ if [ "$MODE" = plogp ]; then
         rm -f "$OUT/plogp_$p.r$run.plogp" "$OUT/plogp_$p.r$run.csv"
         cma=
         q=$p
+        max=${PLOGP_MAX:-4M}
         [ "$p" = $RING ] && cma=MBMPI_SHM_CMA=0 q=mbshm
+        [ "$p" = $READ ] && cma=$READ_ENV q=mbshm max=32K
         one_job "plogp_${p}_r$run" "plogp $(provname "$p") run $run" "$TMO" \
             env $cma bin/mpirun -n 2 --provider "$q" --timeout "$TMO" "$BUILD/plogp" -p "$(provname "$p")" \
-            -r "${PLOGP_REPS:-5}" -i "${PLOGP_SCALE:-1.0}" -m "${PLOGP_MAX:-4M}" \
+            -r "${PLOGP_REPS:-5}" -i "${PLOGP_SCALE:-1.0}" -m "$max" \
             -o "$OUT/plogp_$p.r$run.plogp" --csv "$OUT/plogp_$p.r$run.csv"
     done; done
     # merge: every value (L, gamma, each row's columns) the median over the runs
@@ -303,6 +319,10 @@ if [ "$MODE" = plogp ]; then
     if [ -s "$OUT/plogp_$RING.plogp" ] && [ -s "$OUT/plogp_mbshm.plogp" ]; then
         ring_lines "$OUT/plogp_$RING.plogp" >>"$OUT/plogp_mbshm.plogp"
         note "mbshm: ring lines from $OUT/plogp_$RING.plogp appended to $OUT/plogp_mbshm.plogp"
+    fi
+    if [ -s "$OUT/plogp_$READ.plogp" ] && [ -s "$OUT/plogp_mbshm.plogp" ]; then
+        read_lines "$OUT/plogp_$READ.plogp" >>"$OUT/plogp_mbshm.plogp"
+        note "mbshm: read lines from $OUT/plogp_$READ.plogp appended to $OUT/plogp_mbshm.plogp"
     fi
     # ---- the all-to-all contention ratio of each file
     FIT_NP=${PLOGP_FIT_NP-4 8}
@@ -440,7 +460,14 @@ if [ "$MODE" = coll ]; then
                     -p $RING -r 3 -m "${SIZES#*:}" -o "$cal.ring"; then
                 ring_lines "$cal.ring" >>"$cal"
             fi
-            rm -f "$cal.tmp" "$cal.ring"
+            # and what its collective messages read by their receivers cost
+            if [ "$p" = mbshm ] && [ -n "${cal_file:-}" ] && t=$(run_timeout) &&
+                one_job "calibrate_${READ}_r$round" "plogp $READ r$round" "$t" \
+                    env $READ_ENV bin/mpirun -n 2 --provider mbshm --timeout "$t" "$BUILD/plogp" \
+                    -p $READ -r 3 -m 32K -o "$cal.read"; then
+                read_lines "$cal.read" >>"$cal"
+            fi
+            rm -f "$cal.tmp" "$cal.ring" "$cal.read"
         fi
         for op in $OPS; do for np in $NPS; do
             tag=coll_${p}_${op}_P$np

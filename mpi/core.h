@@ -35,6 +35,11 @@ typedef struct mpii_global {
     long win_shm;            /* MBMPI_WIN_SHM */
     const char *req_min_str; /* MBMPI_REQ_MIN: a size or "auto" */
     size_t req_min;
+    const char *rts_read_min_str;  /* MBMPI_RTS_READ_MIN: a size or "auto" */
+    const char *coll_read_min_str; /* MBMPI_COLL_READ_MIN: a size, "auto" or "off" */
+    /* a collective's fan-out, flat and exchange messages of this many bytes
+     * or more are offered to their receivers to read (0: none; p2p.c) */
+    size_t coll_read_min;
     /* the receives of a collective's exchange steps send no REQ (more ranks
      * than CPUs on mbshm with RTS reads: mpi/p2p.c, recv_start_xchg) */
     int xchg_noreq;

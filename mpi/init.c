@@ -65,6 +65,15 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      "(one copy, no CTS round trip) where the transport can (mbshm with process_vm_readv); 0: the "
      "receiver answers CTS and the sender writes",
      UT_CFG_BOOL, &mpii_g.rts_read},
+    {"RTS_READ_MIN", "auto",
+     "smallest rendezvous send read by its receiver (auto: the transport's, 32K on mbshm; with "
+     "MBMPI_RTS_READ=1 where the transport can read)",
+     UT_CFG_STRING, &mpii_g.rts_read_min_str},
+    {"COLL_READ_MIN", "auto",
+     "a collective's messages of this size or more from a Bcast's, a flat Scatter's or Gather's and an "
+     "exchange's senders skip the eager copies: their receivers read them with one copy (auto: 8K on "
+     "mbshm with MBMPI_RTS_READ=1, off elsewhere; off: never)",
+     UT_CFG_STRING, &mpii_g.coll_read_min_str},
     {"REQ_MIN", "auto",
      "smallest receive buffer that issues a REQ (auto: the transport's smallest write that beats a FIFO "
      "message, 8K on mbshm, 0 on libfabric)",
@@ -389,6 +398,7 @@ static int world_init, world_fin;
 static int mpi_init_common(void)
 {
     proto_params_t pp = {0};
+    size_t rts_read_min = 0;
     int rc;
 
     if (mpii_g.finalized) {
@@ -435,6 +445,20 @@ static int mpi_init_common(void)
                 mpii_g.req_min_str);
         return MPI_ERR_OTHER;
     }
+    if (strcmp(mpii_g.rts_read_min_str, "auto") &&
+        ut_cfg_parse_size(mpii_g.rts_read_min_str, &rts_read_min) != UT_OK) {
+        fprintf(stderr,
+                "mbmpi: MPI_Init: MBMPI_RTS_READ_MIN must be a size (e.g. 4K, 32K) or auto, not \"%s\"\n",
+                mpii_g.rts_read_min_str);
+        return MPI_ERR_OTHER;
+    }
+    if (strcmp(mpii_g.coll_read_min_str, "auto") && strcmp(mpii_g.coll_read_min_str, "off") &&
+        ut_cfg_parse_size(mpii_g.coll_read_min_str, &mpii_g.coll_read_min) != UT_OK) {
+        fprintf(stderr,
+                "mbmpi: MPI_Init: MBMPI_COLL_READ_MIN must be a size (e.g. 8K), auto or off, not \"%s\"\n",
+                mpii_g.coll_read_min_str);
+        return MPI_ERR_OTHER;
+    }
     mpii_g.t0 = now();
     rc = boot_init(&mpii_g.boot);
     if (rc != UT_OK)
@@ -456,6 +480,28 @@ static int mpi_init_common(void)
     pp.req_min = mpii_g.req_min;
     pp.req_max = (int)mpii_g.req_max;
     pp.rts_read = mpii_g.rts_read != 0;
+    /* 0 (auto): the transport's read_min; a size of 0 is every non-empty one */
+    pp.read_min = rts_read_min ? rts_read_min : strcmp(mpii_g.rts_read_min_str, "auto") ? 1 : 0;
+    /* Over mbshm a message of 8-16 KiB, eager by size, costs its two ring
+     * copies one after the other (in, then out: 1.3 us each at 16 KiB on
+     * the Xeon host); read by its receiver (an RTS, then process_vm_readv)
+     * it costs one, and none moves between the CPUs' caches when the
+     * source is as the sender left it (a Bcast root's, a Scatter's send
+     * buffer). bench/coll --osu (Open MPI's and MPICH's side by side, P = 2,
+     * 16 KiB, 2026-12-06): Bcast 2.81 -> 1.40 us (Open MPI 1.78), Scatter
+     * 2.41 -> 1.43 (1.93), Alltoall 3.62 -> 2.76 (2.95). A user's
+     * ping-pong, whose data moves between the caches every time, keeps the
+     * rings (bench/rtt 16 KiB: 3.8 us, 4.2 read), so only collectives'
+     * messages are offered (p2p.c). */
+    if (!strcmp(mpii_g.coll_read_min_str, "auto"))
+        mpii_g.coll_read_min = mpii_g.rts_read && mpii_g.tl != NULL &&
+                                       !strcmp(mpii_g.tl->caps.name, "mbshm") && tl_can_read(mpii_g.tl)
+                                   ? 8192
+                                   : 0;
+    else if (!strcmp(mpii_g.coll_read_min_str, "off"))
+        mpii_g.coll_read_min = 0;
+    else if (!mpii_g.coll_read_min)
+        mpii_g.coll_read_min = 1;
     rc = proto_create(mpii_g.m, &pp, &mpii_g.p);
     if (rc != UT_OK)
         init_fail("protocol state", rc);
@@ -481,6 +527,7 @@ static int mpi_init_common(void)
     if (mpii_g.rts_read && mpii_g.tl != NULL && tl_can_read(mpii_g.tl) &&
         mpii_g.tl->caps.read_max > (size_t)mpii_g.eager_limit && mpii_host_ranks() > mpii_host_cpus())
         mpii_coll_set_rendezvous_reads((double)mpii_g.eager_limit + 1.0);
+    mpii_coll_set_collective_reads((double)mpii_g.coll_read_min);
     mpii_g.xchg_noreq = mpii_g.rts_read && tl_shmem_fanout_reads(mpii_g.tl);
     return MPI_SUCCESS;
 }
@@ -635,11 +682,15 @@ int MPIX_Stat_get(const char *name, unsigned long long *value)
         *value = mpii_g.req_min;
         return MPI_SUCCESS;
     }
+    if (!strcmp(name, "coll_read_min")) { /* a setting: collective messages read from this size (0: none) */
+        *value = mpii_g.coll_read_min;
+        return MPI_SUCCESS;
+    }
     if (!strcmp(name, "rts_read_min") || !strcmp(name, "rts_read_max")) {
         /* rendezvous sends of read_min .. read_max bytes are read by their receivers now */
         const tl_caps_t *caps = mpii_g.tl != NULL && mpii_g.rts_read ? &mpii_g.tl->caps : NULL;
         *value = caps == NULL || !tl_can_read(mpii_g.tl) ? 0
-                 : !strcmp(name, "rts_read_min")         ? caps->read_min
+                 : !strcmp(name, "rts_read_min")         ? proto_read_min(mpii_g.p)
                                                          : caps->read_max;
         return MPI_SUCCESS;
     }

@@ -349,6 +349,11 @@ static int send_start(mpii_request_t *r, const void *buf, int count, mpii_dataty
     if (coll == 1)
         tag += mpii_coll_tag_off; /* a nonblocking collective's own tags */
     r->pr.tl_hint = hint;
+    /* a collective's message whose source stays as it is (a Bcast's, a flat
+     * Scatter's or Gather's block, an exchange's): read by its receiver
+     * from coll_read_min on (init.c) */
+    r->pr.offer_read = coll == 1 && mpii_g.coll_read_min && len >= mpii_g.coll_read_min &&
+                       (hint == TL_SHM_FANOUT || hint == TL_SHM_FLAT || hint == TL_SHM_EXCHANGE);
     rc = proto_isend(mpii_g.p, &r->pr, p, len, c->peer_ranks[dest], c->rank,
                      coll == MPII_CTX_PART ? r->p_ctx : mpii_comm_ctx(c, coll), tag, sync);
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;

@@ -331,6 +331,8 @@ int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p)
      * last USED_RING of them, so no more may be outstanding. */
     if (p->prm.req_max > USED_RING)
         p->prm.req_max = USED_RING;
+    if (m && !p->prm.read_min)
+        p->prm.read_min = mbcf_caps(m)->read_min;
     if (m && p->prm.eager_limit + sizeof(proto_env_t) > mbcf_fifo_max(m))
         p->prm.eager_limit = mbcf_fifo_max(m) - sizeof(proto_env_t);
     p->peers = calloc((size_t)params->size, sizeof(*p->peers));
@@ -407,6 +409,11 @@ static void unexp_release(proto_t *p, proto_unexp_t *u)
     } else {
         free(u);
     }
+}
+
+size_t proto_read_min(const proto_t *p)
+{
+    return p->prm.read_min;
 }
 
 void proto_destroy(proto_t *p)
@@ -1403,13 +1410,14 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
 {
     proto_peer_t *pp;
     proto_env_t env;
-    int rc;
+    int rc, offer;
 
     /* first: the transport fetches what this send will store into while
      * the bookkeeping below runs (a hint; an RTS when not eager) */
     if (peer != p->prm.rank)
         mbcf_send_ahead(p->m, peer,
-                        len <= p->prm.eager_limit && !sync ? sizeof(proto_env_t) + len : sizeof(proto_rts_t));
+                        len <= p->prm.eager_limit && !sync && !r->offer_read ? sizeof(proto_env_t) + len
+                                                                             : sizeof(proto_rts_t));
     r->kind = PROTO_REQ_SEND;
     r->done = 0;
     r->buf = (char *)buf;
@@ -1458,7 +1466,11 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
     env.src = src;
     env.seq = r->seq;
     env.len = len;
-    if (len <= p->prm.eager_limit && !sync && mbcf_credits_take(p->m, peer, eager_cost(len))) {
+    /* an offered read (a collective's message) skips the eager copies: its
+     * receiver copies the data once, whatever the size (proto.h) */
+    offer =
+        r->offer_read && len && p->prm.rts_read && len <= read_max(mbcf_caps(p->m), r) && mbcf_can_read(p->m);
+    if (!offer && len <= p->prm.eager_limit && !sync && mbcf_credits_take(p->m, peer, eager_cost(len))) {
         r->state = PS_EAGER;
         r->eager = 1;
         r->op.cb = proto_send_op_cb;
@@ -1480,8 +1492,8 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
         rts.sreq = r->sreq_id;
         /* where the transport reads, the receiver copies the payload
          * itself as soon as it matches: no CTS round trip before the data */
-        if (len && p->prm.rts_read && len >= mbcf_caps(p->m)->read_min &&
-            len <= read_max(mbcf_caps(p->m), r) && mbcf_can_read(p->m) &&
+        if ((offer || (len && p->prm.rts_read && len >= p->prm.read_min &&
+                       len <= read_max(mbcf_caps(p->m), r) && mbcf_can_read(p->m))) &&
             mbcf_expose_read(p->m, (void *)buf, len, &r->region) == UT_OK) {
             rts.flags = RTS_READ;
             rts.rkey = r->region.desc;

@@ -50,6 +50,8 @@ typedef struct proto_req {
     int sync;                /* send: synchronous mode */
     int tl_hint;             /* send: what its data is for (tl_shm_hint_t, transport.h), given to
                               * every write of its payload; set by the caller before proto_isend */
+    int offer_read;          /* send: an RTS the receiver may read (where the transport can) even
+                              * within the eager limit; set by the caller before proto_isend */
     proto_comm_t *comm;      /* recv */
     int no_req;              /* recv: never offered to its sender by a REQ (proto_irecv_noreq) */
     /* completion */
@@ -101,9 +103,12 @@ typedef struct proto_params {
     size_t req_min;          /* smallest receive buffer that issues a REQ */
     int req_max;             /* REQs outstanding per peer */
     int rts_read;            /* RTS payloads read by their receivers where the transport can */
+    size_t read_min;         /* ... from this size on (0: the transport's read_min) */
 } proto_params_t;
 
 int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p);
+/* The smallest rendezvous send offered to its receiver to read (params.read_min, or the transport's). */
+size_t proto_read_min(const proto_t *p);
 void proto_destroy(proto_t *p);
 void proto_comm_init(proto_comm_t *pc, uint32_t ctx);
 

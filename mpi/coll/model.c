@@ -73,6 +73,15 @@ static int fanout_reads;
 /* mpii_coll_set_rendezvous_reads */
 static double rendezvous_reads;
 static mpii_plogp_t over_fanout, over_fanout_data;
+/*
+ * mpii_coll_set_collective_reads: a Bcast's, a flat Scatter's or Gather's
+ * and an exchange's messages from coll_reads bytes on are read by their
+ * receivers (MBMPI_COLL_READ_MIN, p2p.c), eager sizes included. The
+ * algorithms made of such messages only (A_READ) are priced by the file's
+ * "read" lines there: the *_rd copies of the parameter sets above.
+ */
+static double coll_reads;
+static mpii_plogp_t model_rd, over_model_rd, over_data_rd, over_fanout_rd, over_fanout_data_rd;
 
 static void set_over_model(void)
 {
@@ -108,6 +117,13 @@ static void set_over_model(void)
     over_fanout.pull_min = fanout_reads && oversubscribed && on_mbshm ? (double)TL_SHM_FANOUT_MIN : 0.0;
     over_fanout_data = over_fanout;
     over_fanout_data.msg_extra = 0.0;
+    model_rd = model;
+    over_model_rd = over_model;
+    over_data_rd = over_data;
+    over_fanout_rd = over_fanout;
+    over_fanout_data_rd = over_fanout_data;
+    model_rd.read_lo = over_model_rd.read_lo = over_data_rd.read_lo = over_fanout_rd.read_lo =
+        over_fanout_data_rd.read_lo = on_mbshm ? coll_reads : 0.0;
 }
 /* bumped by every force: cached choices made before are stale */
 static unsigned generation = 1;
@@ -655,6 +671,7 @@ static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
 #define A_SEG 16u   /* segmented: search s = m / 2^i */
 #define A_BULK 32u  /* sends P blocks in one message: P * m must fit an int */
 #define A_FANOUT 64u /* a Bcast's sends (TL_SHM_FANOUT): priced by over_fanout */
+#define A_READ 128u  /* all its messages are offered reads (coll_reads): the *_rd parameters */
 
 /* ------------------------------------------------------------------ */
 /* CPU work: the sum over all ranks of o_s + o_r of every message (plus  */
@@ -821,10 +838,10 @@ static const algo_info_t barrier_info[MPII_BARRIER_ALGO_COUNT] = {
     [MPII_BARRIER_RELEASE] = {"release", 0, c_barrier_release, w_barrier_tree},
 };
 static const algo_info_t bcast_info[MPII_BCAST_ALGO_COUNT] = {
-    [MPII_BCAST_BINOMIAL] = {"binomial", A_FANOUT, c_bcast_binomial, w_bcast_tree},
-    [MPII_BCAST_FLAT] = {"flat", A_FANOUT, c_bcast_flat, w_bcast_tree},
-    [MPII_BCAST_CHAIN] = {"chain", A_SEG | A_FANOUT, c_bcast_chain, w_bcast_tree},
-    [MPII_BCAST_BINTREE] = {"bintree", A_SEG | A_FANOUT, c_bcast_bintree, w_bcast_tree},
+    [MPII_BCAST_BINOMIAL] = {"binomial", A_FANOUT | A_READ, c_bcast_binomial, w_bcast_tree},
+    [MPII_BCAST_FLAT] = {"flat", A_FANOUT | A_READ, c_bcast_flat, w_bcast_tree},
+    [MPII_BCAST_CHAIN] = {"chain", A_SEG | A_FANOUT | A_READ, c_bcast_chain, w_bcast_tree},
+    [MPII_BCAST_BINTREE] = {"bintree", A_SEG | A_FANOUT | A_READ, c_bcast_bintree, w_bcast_tree},
     [MPII_BCAST_SCATTER_ALLGATHER] = {"scatter_allgather", A_CNT_P, c_bcast_scatter_allgather,
                                       w_bcast_scatter_allgather},
 };
@@ -842,27 +859,28 @@ static const algo_info_t allreduce_info[MPII_ALLREDUCE_ALGO_COUNT] = {
 };
 static const algo_info_t scatter_info[MPII_SCATTER_ALGO_COUNT] = {
     [MPII_SCATTER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial},
-    [MPII_SCATTER_LINEAR] = {"flat", 0, c_scatter_flat, w_scatter_flat},
+    [MPII_SCATTER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat},
 };
 static const algo_info_t gather_info[MPII_GATHER_ALGO_COUNT] = {
     [MPII_GATHER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial},
-    [MPII_GATHER_LINEAR] = {"flat", 0, c_scatter_flat, w_scatter_flat},
+    [MPII_GATHER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat},
 };
 static const algo_info_t allgather_info[MPII_ALLGATHER_ALGO_COUNT] = {
-    [MPII_ALLGATHER_RING] = {"ring", 0, c_allgather_ring, w_allgather_ring},
-    [MPII_ALLGATHER_RECURSIVE_DOUBLING] = {"recursive_doubling", A_POF2, c_allgather_recursive_doubling, w_allgather_doubling},
-    [MPII_ALLGATHER_BRUCK] = {"bruck", A_BULK, c_allgather_bruck, w_allgather_doubling},
+    [MPII_ALLGATHER_RING] = {"ring", A_READ, c_allgather_ring, w_allgather_ring},
+    [MPII_ALLGATHER_RECURSIVE_DOUBLING] = {"recursive_doubling", A_POF2 | A_READ,
+                                           c_allgather_recursive_doubling, w_allgather_doubling},
+    [MPII_ALLGATHER_BRUCK] = {"bruck", A_BULK | A_READ, c_allgather_bruck, w_allgather_doubling},
 };
 static const algo_info_t alltoall_info[MPII_ALLTOALL_ALGO_COUNT] = {
-    [MPII_ALLTOALL_PAIRWISE] = {"pairwise", 0, c_alltoall_pairwise, w_alltoall_pairs},
-    [MPII_ALLTOALL_DIRECT] = {"direct", 0, c_alltoall_direct, w_alltoall_pairs},
-    [MPII_ALLTOALL_ROTATED] = {"rotated", 0, c_alltoall_rotated, w_alltoall_pairs},
-    [MPII_ALLTOALL_BRUCK] = {"bruck", A_BULK, c_alltoall_bruck, w_alltoall_bruck},
+    [MPII_ALLTOALL_PAIRWISE] = {"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs},
+    [MPII_ALLTOALL_DIRECT] = {"direct", A_READ, c_alltoall_direct, w_alltoall_pairs},
+    [MPII_ALLTOALL_ROTATED] = {"rotated", A_READ, c_alltoall_rotated, w_alltoall_pairs},
+    [MPII_ALLTOALL_BRUCK] = {"bruck", A_BULK | A_READ, c_alltoall_bruck, w_alltoall_bruck},
 };
-static const algo_info_t scatterv_info[] = {{"flat", 0, c_scatter_flat, w_scatter_flat}};
-static const algo_info_t gatherv_info[] = {{"flat", 0, c_scatter_flat, w_scatter_flat}};
-static const algo_info_t allgatherv_info[] = {{"ring", 0, c_allgather_ring, w_allgather_ring}};
-static const algo_info_t alltoallv_info[] = {{"pairwise", 0, c_alltoall_pairwise, w_alltoall_pairs}};
+static const algo_info_t scatterv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat}};
+static const algo_info_t gatherv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat}};
+static const algo_info_t allgatherv_info[] = {{"ring", A_READ, c_allgather_ring, w_allgather_ring}};
+static const algo_info_t alltoallv_info[] = {{"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs}};
 static const algo_info_t reduce_scatter_info[] = {{"basic", 0, c_reduce_scatter_basic, NULL}};
 static const algo_info_t scan_info[] = {{"linear", 0, c_scan_linear, NULL}};
 
@@ -960,6 +978,16 @@ static double mem_bound(double m)
     return log(m / model.mem_lo) / log(model.mem_hi / model.mem_lo);
 }
 
+/* the parameters of pm without the turns (oversubscribed) */
+static const mpii_plogp_t *data_of(const mpii_plogp_t *pm)
+{
+    if (pm == &over_fanout)
+        return &over_fanout_data;
+    if (pm == &over_fanout_rd)
+        return &over_fanout_data_rd;
+    return pm == &over_model_rd ? &over_data_rd : &over_data;
+}
+
 static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double m, double s)
 {
     double t = a->cost(pm, P, m, s);
@@ -968,7 +996,7 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
          * become bound by the shared memory (mem_bound) */
         double w = a->work(pm, P, m, s) * (1.0 + (host_cpus - 1) * mem_bound(m)) / host_cpus;
         /* pm is over_model or over_fanout here: the same without the turns */
-        double wd = a->work(pm == &over_fanout ? &over_fanout_data : &over_data, P, m, s) / host_cpus;
+        double wd = a->work(data_of(pm), P, m, s) / host_cpus;
         t = (w > t ? w : t) + OVERLAP_MISS * (wd < t ? wd : t);
     }
     return oversubscribed ? t + pm->wake * (1.0 - (double)host_cpus / host_ranks) : t;
@@ -977,6 +1005,8 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
 /* the parameters algorithm a is priced with */
 static const mpii_plogp_t *model_for(const algo_info_t *a)
 {
+    if (a->flags & A_READ)
+        return !oversubscribed ? &model_rd : a->flags & A_FANOUT ? &over_fanout_rd : &over_model_rd;
     return !oversubscribed ? &model : a->flags & A_FANOUT ? &over_fanout : &over_model;
 }
 
@@ -1214,6 +1244,15 @@ void mpii_coll_set_fanout_reads(int on)
     fanout_reads = on != 0;
     set_over_model();
     generation++; /* cached choices were priced the other way */
+}
+
+void mpii_coll_set_collective_reads(double min)
+{
+    if (coll_reads == min)
+        return;
+    coll_reads = min;
+    set_over_model();
+    generation++;
 }
 
 void mpii_coll_set_rendezvous_reads(double min)

@@ -58,6 +58,11 @@ void mpii_coll_set_fanout_reads(int on);
  * ranks outnumber CPUs (mbshm's rendezvous reads; 0: none): the model
  * prices them as pulled single copies there. */
 void mpii_coll_set_rendezvous_reads(double min);
+/* A Bcast's, a flat Scatter's or Gather's and an exchange's messages of min
+ * bytes or more are read by their receivers, eager sizes included
+ * (MBMPI_COLL_READ_MIN; 0: none): over mbshm the model prices them by the
+ * parameter file's "read" lines. */
+void mpii_coll_set_collective_reads(double min);
 
 /* The algorithm to run for op on comm with `bytes` per rank as MPIX_Coll_
  * predict defines m, `count` elements (for the conditions "count >= P") and

@@ -152,6 +152,21 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
             p->nring++;
             continue;
         }
+        if (!strcmp(tok[0], "read")) {
+            int i = p->nread;
+            if (ntok != 7)
+                return fail(err, errlen, lineno, "expected \"read m_bytes os_us or_us g_us ow_us xw_us\"");
+            if (i == MPII_PLOGP_MAX_ROWS)
+                return fail(err, errlen, lineno, "too many read lines");
+            if (number(tok[1], &p->read_m[i]) || number(tok[2], &p->read_os[i]) ||
+                number(tok[3], &p->read_or[i]) || number(tok[4], &p->read_g[i]) ||
+                number(tok[5], &p->read_ow[i]) || number(tok[6], &p->read_xw[i]))
+                return fail(err, errlen, lineno, "a field is not a non-negative number");
+            if (i > 0 && p->read_m[i] <= p->read_m[i - 1])
+                return fail(err, errlen, lineno, "read m_bytes must be strictly increasing");
+            p->nread++;
+            continue;
+        }
         if (ntok != 4 && ntok != 5 && ntok != 7)
             return fail(err, errlen, lineno,
                         "expected \"m_bytes os_us or_us g_us [rtt_us [ow_us xw_us]]\" (4, 5 or 7 numbers)");
@@ -268,18 +283,28 @@ static int pulled(const mpii_plogp_t *p, double m)
     return (p->pull_min > 0.0 && m >= p->pull_min) || (p->read_min > 0.0 && m >= p->read_min);
 }
 
+/* m is read by its receiver within the read lines' range (read_lo) */
+static int on_read(const mpii_plogp_t *p, double m)
+{
+    return p->read_lo > 0.0 && p->nread > 0 && m >= p->read_lo && m <= p->read_m[p->nread - 1];
+}
+
 double mpii_plogp_os(const mpii_plogp_t *p, double m)
 {
-    return pulled(p, m) ? p->os[0] : os_copy(p, m);
+    return pulled(p, m) || on_read(p, m) ? p->os[0] : os_copy(p, m);
 }
 
 double mpii_plogp_or(const mpii_plogp_t *p, double m)
 {
+    if (on_read(p, m))
+        return interp_n(p->read_m, p->nread, p->read_or, m);
     return pulled(p, m) ? os_copy(p, m) + or_copy(p, m) : or_copy(p, m);
 }
 
 double mpii_plogp_g(const mpii_plogp_t *p, double m)
 {
+    if (on_read(p, m))
+        return interp_n(p->read_m, p->nread, p->read_g, m);
     return on_ring(p, m) ? interp_n(p->ring_m, p->nring, p->ring_g, m) : interp(p, p->g, m);
 }
 
@@ -287,6 +312,8 @@ double mpii_plogp_hop(const mpii_plogp_t *p, double m)
 {
     double h, half;
 
+    if (on_read(p, m))
+        return interp_n(p->read_m, p->nread, p->read_ow, m);
     if (on_ring(p, m))
         return interp_n(p->ring_m, p->nring, p->ring_ow, m);
     h = interp(p, p->g, m) + p->L;
@@ -300,6 +327,8 @@ double mpii_plogp_hop(const mpii_plogp_t *p, double m)
 
 double mpii_plogp_xw(const mpii_plogp_t *p, double m)
 {
+    if (p->have_sync && on_read(p, m))
+        return interp_n(p->read_m, p->nread, p->read_xw, m);
     return p->have_sync ? interp(p, p->xw, m) : -1.0;
 }
 

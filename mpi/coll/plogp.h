@@ -53,6 +53,15 @@
  * single copies; model.c then takes o_s, o_r, g and OW from these lines
  * from their first size on (mpii_plogp_apply_ring), interpolated among
  * them. Exchanges keep the main rows' XW: they are pulled either way.
+ *
+ * Optional "read <m_bytes> <os_us> <or_us> <g_us> <ow_us> <xw_us>" lines
+ * give what a message costs that its receiver reads with one copy
+ * although it would fit the eager limit: a collective's messages over
+ * mbshm from MBMPI_COLL_READ_MIN on (bench/plogp with the eager limit and
+ * the RTS read threshold below those sizes and no REQs). model.c prices
+ * such messages by them (mpii_plogp_t.read_lo) up to their last size: o_s
+ * is the main rows' o_s(0), posting the RTS; o_r, g, OW and XW come from
+ * these lines.
  */
 #ifndef MPI_COLL_PLOGP_H
 #define MPI_COLL_PLOGP_H
@@ -115,6 +124,17 @@ typedef struct mpii_plogp {
     double ring_or[MPII_PLOGP_MAX_ROWS];
     double ring_g[MPII_PLOGP_MAX_ROWS];
     double ring_ow[MPII_PLOGP_MAX_ROWS];
+    int nread; /* "read" lines */
+    double read_m[MPII_PLOGP_MAX_ROWS];
+    double read_os[MPII_PLOGP_MAX_ROWS];
+    double read_or[MPII_PLOGP_MAX_ROWS];
+    double read_g[MPII_PLOGP_MAX_ROWS];
+    double read_ow[MPII_PLOGP_MAX_ROWS];
+    double read_xw[MPII_PLOGP_MAX_ROWS];
+    /* messages from read_lo bytes up to the last read line are read by
+     * their receivers and priced by those lines (set by model.c, 0 from
+     * the parser: none) */
+    double read_lo;
     char origin[256]; /* file name or "built-in shm" */
     char cpu[128];    /* "cpu" line: the CPU model it was measured on, or "" */
 } mpii_plogp_t;

@@ -895,6 +895,8 @@ int MPI_Add_error_string(int errorcode, const char *string);
  * req_sent, req_used, req_dropped, req_killed, unexpected_msgs, ...;
  * rts_reads: rendezvous messages this rank read from their senders;
  * rts_read_min, rts_read_max: the sizes it reads now (0 0: none);
+ * coll_read_min: a collective's messages read by their receivers from this
+ * size on, eager ones included (0: none; MBMPI_COLL_READ_MIN);
  * shm_pulled: 128 KiB pieces of peers' writes this rank read itself over
  * mbshm, as in exchanges of 64 KiB or more; shm_single_copies: writes this
  * rank made with process_vm_writev; shm_cma_peers: the peers it reaches

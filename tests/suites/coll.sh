@@ -90,6 +90,12 @@ printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nring 32768 1 1 1\n' 
 check "ring line of four numbers" fail "line 5" "$tmp/ring4.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nring 65536 1 1 1 2\nring 32768 1 1 1 2\n' >"$tmp/ringord.plogp"
 check "ring sizes unsorted" fail "increasing" "$tmp/ringord.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nread 8192 1 1 1 2 3\nread 16384 1 1 1 2 3\n' >"$tmp/read.plogp"
+check "read lines" ok "" "$tmp/read.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nread 8192 1 1 1 2\n' >"$tmp/read5.plogp"
+check "read line of five numbers" fail "line 5" "$tmp/read5.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\n1 1 1 1\n2 1 1 1\nread 16384 1 1 1 2 3\nread 8192 1 1 1 2 3\n' >"$tmp/readord.plogp"
+check "read sizes unsorted" fail "increasing" "$tmp/readord.plogp"
 for f in mpi/coll/params/*-*.plogp; do
     check "shipped ${f##*/}" ok "" "$f"
 done
@@ -217,6 +223,31 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     rs=$(flat1m 8 "$tmp/withring.plogp" shm) ns=$(flat1m 8 "$tmp/noring.plogp" shm)
     [ -n "$rs" ] && [ "$rs" = "$ns" ]
     report $? "ring lines: not used over libfabric shm (flat Bcast of 1 MiB at P = 8: '$rs' us with them, '$ns' without)"
+    # "read" lines price a collective's messages that their receivers read
+    # (MBMPI_COLL_READ_MIN, 8 KiB over mbshm) up to their last size: a flat
+    # Bcast at P = 2 is one OW, 5 us from the read lines at 16 KiB, 70 from
+    # the main rows at 4 KiB, with MBMPI_COLL_READ_MIN=off and over
+    # libfabric's shm; a reduction's messages are not read (Allreduce alike)
+    { cat "$tmp/noring.plogp"; printf 'read 8192 1 1 1 5 9\nread 32768 1 1 1 5 9\n'; } >"$tmp/withread.plogp"
+    bc2() { # size file provider [env...]: the predicted flat Bcast at P = 2
+        local m=$1 f=$2 prov=$3
+        shift 3
+        env "$@" MBMPI_PLOGP_FILE="$f" timeout -k 5 60 bin/mpirun -n 2 --provider "$prov" --timeout 60 build/bench/coll -c bcast \
+            -m "$m:$m" -a flat --predict-only 2>&1 | awk '$2 == "flat" { print $4 }'
+    }
+    ar2() { # file [env...]: the predicted Allreduce of 16 KiB at P = 2
+        local f=$1
+        shift
+        env "$@" MBMPI_PLOGP_FILE="$f" timeout -k 5 60 bin/mpirun -n 2 --timeout 60 build/bench/coll -c allreduce \
+            -m 16K:16K -a recursive_doubling --predict-only 2>&1 | awk '$2 == "recursive_doubling" { print $4 }'
+    }
+    r16=$(bc2 16K "$tmp/withread.plogp" mbshm) r4=$(bc2 4K "$tmp/withread.plogp" mbshm)
+    o16=$(bc2 16K "$tmp/withread.plogp" mbshm MBMPI_COLL_READ_MIN=off)
+    s16=$(bc2 16K "$tmp/withread.plogp" shm)
+    ra=$(ar2 "$tmp/withread.plogp") na=$(ar2 "$tmp/noring.plogp")
+    awk -v r16="$r16" -v r4="$r4" -v o16="$o16" -v s16="$s16" -v ra="$ra" -v na="$na" \
+        'BEGIN { exit !(r16 + 0 == 5 && r4 + 0 == 70 && o16 + 0 == 70 && s16 + 0 == 70 && ra != "" && ra == na) }'
+    report $? "read lines: flat Bcast at P = 2 of 16 KiB predicted '$r16' us, of 4 KiB '$r4', with MBMPI_COLL_READ_MIN=off '$o16', over shm '$s16'; Allreduce of 16 KiB '$ra' with them, '$na' without"
     # the critical path and the CPU work overlap imperfectly: a third of the
     # smaller of the two (the work without the turns) is added. With wake
     # 0 (no waits, no late start) the flat Bcast's path is 6 g + OW = 76,

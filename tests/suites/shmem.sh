@@ -101,6 +101,15 @@ run manifest --providers mbshm
         echo "xchg_noreq $n ok MBMPI_SHM_CMA=exchange"
     done
     echo "xchg_noreq 3 ok XCHG_EXPECT=req MBMPI_SHM_CMA=exchange MBMPI_RTS_READ=0"
+    # a collective's messages of 8 KiB or more (Bcast, flat Scatter and
+    # Gather, exchanges) are read by their receivers, not eager; a user's
+    # send is not (REQs off: every such message is an RTS)
+    for n in 2 3 4; do
+        echo "coll_read $n ok MBMPI_REQ_MIN=1G"
+    done
+    echo "coll_read 3 ok COLL_READ_EXPECT=0 MBMPI_REQ_MIN=1G MBMPI_COLL_READ_MIN=off"
+    echo "coll_read 2 ok COLL_READ_EXPECT=0 MBMPI_REQ_MIN=1G MBMPI_RTS_READ=0"
+    echo "coll_read 2 fail stderr:MBMPI_COLL_READ_MIN MBMPI_COLL_READ_MIN=banana"
     # a rendezvous send is read by its receiver wherever single copies are
     # in use, else written after a CTS (MBMPI_RTS_READ=0 or MBMPI_SHM_CMA=0)
     echo "rts_read 2 ok READ_EXPECT=1 MBMPI_SHM_CMA=1"
