@@ -20,18 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXB 12345 /* the largest block: odd, between 8 and 16 KiB */
+#include "mbstat.h"
 
-static unsigned long long stat(const char *name)
-{
-    unsigned long long v = 0;
-#ifdef MBMPI_VERSION_STRING
-    MPIX_Stat_get(name, &v);
-#else
-    (void)name;
-#endif
-    return v;
-}
+#define MAXB 12345 /* the largest block: odd, between 8 and 16 KiB */
 
 static unsigned char pat(int call, int owner, int block, size_t i)
 {
@@ -43,13 +34,13 @@ static unsigned long long r0;
 
 static void reads_begin(void)
 {
-    r0 = stat("rts_reads");
+    r0 = mbstat("rts_reads");
 }
 
 /* the reads of all ranks since reads_begin must be `want` */
 static void reads_end(const char *what, size_t m, long want)
 {
-    unsigned long long d = stat("rts_reads") - r0, t;
+    unsigned long long d = mbstat("rts_reads") - r0, t;
 
     MPI_Allreduce(&d, &t, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (!expect || m < 8192)
@@ -92,15 +83,15 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 #ifdef MBMPI_VERSION_STRING
-    skip = stat("shm_cma_peers") == 0;
-    if (!skip && expect && stat("coll_read_min") != 8192) {
+    skip = mbstat("shm_cma_peers") == 0;
+    if (!skip && expect && mbstat("coll_read_min") != 8192) {
         fprintf(stderr, "FAIL coll_read: rank %d: coll_read_min %llu, expected 8192 over mbshm\n", rank,
-                stat("coll_read_min"));
+                mbstat("coll_read_min"));
         bad = 1;
     }
-    if (!skip && !expect && stat("coll_read_min") != 0) {
+    if (!skip && !expect && mbstat("coll_read_min") != 0) {
         fprintf(stderr, "FAIL coll_read: rank %d: coll_read_min %llu, expected 0 (off)\n", rank,
-                stat("coll_read_min"));
+                mbstat("coll_read_min"));
         bad = 1;
     }
     if (MPIX_Coll_force("bcast", "flat") != MPI_SUCCESS ||

@@ -20,18 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define B (64 << 10) /* bytes per block */
+#include "mbstat.h"
 
-static unsigned long long stat(const char *name)
-{
-    unsigned long long v = 0;
-#ifdef MBMPI_VERSION_STRING
-    MPIX_Stat_get(name, &v);
-#else
-    (void)name;
-#endif
-    return v;
-}
+#define B (64 << 10) /* bytes per block */
 
 static unsigned char pat(int owner, int block, size_t i)
 {
@@ -63,7 +54,7 @@ int main(int argc, char **argv)
         displs[i] = (size - 1 - i) * B; /* blocks in reverse order */
     }
 #ifdef MBMPI_VERSION_STRING
-    skip = expect && stat("shm_cma_peers") == 0;
+    skip = expect && mbstat("shm_cma_peers") == 0;
 #else
     skip = 1;
     expect = 0;
@@ -72,7 +63,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
 
 /* single copies: written here, and sends read here */
-#define COPIES() (stat("shm_single_copies") + stat("rts_reads"))
+#define COPIES() (mbstat("shm_single_copies") + mbstat("rts_reads"))
 #define DELTA_IS(want, what)                                                                                 \
     do {                                                                                                     \
         unsigned long long d = COPIES() - s0, t;                                                             \
@@ -142,15 +133,15 @@ int main(int argc, char **argv)
     /* a Bcast and a user's send of a block: no single-copy write */
     for (size_t i = 0; i < B; i++)
         one[i] = rank == 0 ? pat(0, 300, i) : 0;
-    s0 = stat("shm_single_copies");
+    s0 = mbstat("shm_single_copies");
     MPI_Bcast(one, B, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (rank == 0)
         MPI_Send(one, B, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
     else if (rank == 1)
         MPI_Recv(all, B, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (!skip && stat("shm_single_copies") != s0) {
+    if (!skip && mbstat("shm_single_copies") != s0) {
         fprintf(stderr, "FAIL flat_single: rank %d: Bcast and Send made %llu single-copy writes\n", rank,
-                stat("shm_single_copies") - s0);
+                mbstat("shm_single_copies") - s0);
         bad = 1;
     }
     for (size_t i = 0; i < B; i++)

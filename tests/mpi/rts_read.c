@@ -26,19 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mbstat.h"
+
 #define GUARD 64
 #define MAXB (4 << 20)
-
-static unsigned long long stat(const char *name)
-{
-    unsigned long long v = 0;
-#ifdef MBMPI_VERSION_STRING
-    MPIX_Stat_get(name, &v);
-#else
-    (void)name;
-#endif
-    return v;
-}
 
 static unsigned char pat(int from, int k, size_t i)
 {
@@ -75,14 +66,14 @@ int main(int argc, char **argv)
     right = (rank + 1) % size;
     left = (rank + size - 1) % size;
 #ifdef MBMPI_VERSION_STRING
-    skip = re && !strcmp(re, "1") && stat("shm_cma_peers") == 0;
+    skip = re && !strcmp(re, "1") && mbstat("shm_cma_peers") == 0;
 #else
     re = NULL;
 #endif
     MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    reads0 = stat("rts_reads");
-    rmin = stat("rts_read_min");
-    rmax = stat("rts_read_max");
+    reads0 = mbstat("rts_reads");
+    rmin = mbstat("rts_read_min");
+    rmax = mbstat("rts_read_max");
 #define READ(n) ((n) >= rmin && (n) <= rmax)
 
     /* 1. the ring, contiguous */
@@ -215,7 +206,7 @@ int main(int argc, char **argv)
     }
 
     if (re && !skip) {
-        unsigned long long d = stat("rts_reads") - reads0;
+        unsigned long long d = mbstat("rts_reads") - reads0;
         unsigned long long want = strcmp(re, "0") ? (unsigned long long)nmsg : 0;
         if ((rmax != 0) != (strcmp(re, "0") != 0)) {
             fprintf(stderr, "FAIL rts_read: rank %d: the library reads %llu .. %llu bytes, READ_EXPECT=%s\n",
