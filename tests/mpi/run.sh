@@ -106,7 +106,7 @@ fi
 # A stamp records which compiler built build/tests/mpi; a different one
 # forces a full rebuild. A binary is also stale when older than its source,
 # the compiler wrapper, or (for a wrapper inside this tree) lib/libmpi.a and
-# mpi/include/mpi.h.
+# mpi/include/mpi.h, and than a header of the test directory (check.h, ...).
 mpicc_path=$(command -v "${mpicc%% *}" 2>/dev/null || echo "$mpicc")
 stamp="$build/.mpicc"
 want_stamp="$mpicc|$mpicc_path|$cflags|$ldflags"
@@ -123,6 +123,9 @@ case "$mpicc_path" in
     [ -f "$root/mpi/include/mpi.h" ] && deps+=("$root/mpi/include/mpi.h")
     ;;
 esac
+for h in "$srcdir"/*.h; do
+    [ -f "$h" ] && deps+=("$h")
+done
 
 # with --filter, only the programs of the lines selected (a sanitizer
 # build of a whole directory took most of its run's time)
