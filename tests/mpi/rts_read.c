@@ -18,8 +18,9 @@
  * below which its rings are faster, to below 256 KiB, or to any size with
  * more ranks than CPUs) must have been read by its receiver, and no other
  * (SKIP where no peer is reachable with process_vm_readv); READ_EXPECT=0:
- * none, and the library must say so; unset: not counted. Any number of
- * ranks >= 2.
+ * none, and the library must say so; unset: not counted.
+ * READ_MIN_EXPECT=N: the library must read from N bytes on
+ * (MBMPI_RTS_READ_MIN). Any number of ranks >= 2.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -75,6 +76,11 @@ int main(int argc, char **argv)
     rmin = mbstat("rts_read_min");
     rmax = mbstat("rts_read_max");
 #define READ(n) ((n) >= rmin && (n) <= rmax)
+    if (getenv("READ_MIN_EXPECT") && !skip && rmin != strtoull(getenv("READ_MIN_EXPECT"), NULL, 0)) {
+        fprintf(stderr, "FAIL rts_read: rank %d: the library reads from %llu bytes, READ_MIN_EXPECT=%s\n",
+                rank, rmin, getenv("READ_MIN_EXPECT"));
+        bad = 1;
+    }
 
     /* 1. the ring, contiguous */
     for (k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {

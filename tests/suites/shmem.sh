@@ -116,6 +116,9 @@ run manifest --providers mbshm
     echo "rts_read 4 ok READ_EXPECT=1 MBMPI_SHM_CMA=flat"
     echo "rts_read 3 ok READ_EXPECT=0 MBMPI_SHM_CMA=1 MBMPI_RTS_READ=0"
     echo "rts_read 2 ok READ_EXPECT=0 MBMPI_SHM_CMA=0"
+    # MBMPI_RTS_READ_MIN moves the threshold (16385 and 20000 bytes read)
+    echo "rts_read 2 ok READ_EXPECT=1 READ_MIN_EXPECT=16384 MBMPI_SHM_CMA=1 MBMPI_RTS_READ_MIN=16K"
+    echo "rts_read 2 fail stderr:MBMPI_RTS_READ_MIN MBMPI_RTS_READ_MIN=banana"
 } >"$tmp/manifest"
 if grep -q -E '^p2p_basic ' tests/mpi/manifest && grep -q -E '^p2p_order ' tests/mpi/manifest &&
     grep -q -E '^proto_paths ' tests/mpi/manifest; then
