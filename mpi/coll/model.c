@@ -1246,22 +1246,24 @@ void mpii_coll_set_fanout_reads(int on)
     generation++; /* cached choices were priced the other way */
 }
 
-void mpii_coll_set_collective_reads(double min)
+/* a read threshold of the model changes: the parameter sets and every cached choice with it */
+static void set_reads(double *var, double min)
 {
-    if (coll_reads == min)
+    if (*var == min)
         return;
-    coll_reads = min;
+    *var = min;
     set_over_model();
     generation++;
 }
 
+void mpii_coll_set_collective_reads(double min)
+{
+    set_reads(&coll_reads, min);
+}
+
 void mpii_coll_set_rendezvous_reads(double min)
 {
-    if (rendezvous_reads == min)
-        return;
-    rendezvous_reads = min;
-    set_over_model();
-    generation++;
+    set_reads(&rendezvous_reads, min);
 }
 
 /* ------------------------------------------------------------------ */

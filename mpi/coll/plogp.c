@@ -33,6 +33,38 @@ static int number(const char *tok, double *out)
     return 0;
 }
 
+/*
+ * A "ring" or "read" line (tok[0]): m_bytes then ncols more numbers,
+ * appended to m[] and cols[k][] at *n, m strictly increasing. 0, or -1
+ * with what is wrong in msg.
+ */
+static int extra_row(char **tok, int ntok, double *m, double *const *cols, int ncols, int *n, char *msg,
+                     size_t msglen)
+{
+    int i = *n;
+
+    if (ntok != ncols + 2) {
+        snprintf(msg, msglen, "expected \"%s m_bytes os_us or_us g_us ow_us%s\"", tok[0],
+                 ncols == 5 ? " xw_us" : "");
+        return -1;
+    }
+    if (i == MPII_PLOGP_MAX_ROWS) {
+        snprintf(msg, msglen, "too many %s lines", tok[0]);
+        return -1;
+    }
+    for (int k = 0; k <= ncols; k++)
+        if (number(tok[k + 1], k == 0 ? &m[i] : &cols[k - 1][i])) {
+            snprintf(msg, msglen, "a field is not a non-negative number");
+            return -1;
+        }
+    if (i > 0 && m[i] <= m[i - 1]) {
+        snprintf(msg, msglen, "%s m_bytes must be strictly increasing", tok[0]);
+        return -1;
+    }
+    (*n)++;
+    return 0;
+}
+
 /* The length of the value starting at v (after its leading blanks): up to
  * the end of the line, trailing blanks left out. */
 static size_t value_len(const char *v)
@@ -137,34 +169,15 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
             }
             continue;
         }
-        if (!strcmp(tok[0], "ring")) {
-            int i = p->nring;
-            if (ntok != 6)
-                return fail(err, errlen, lineno, "expected \"ring m_bytes os_us or_us g_us ow_us\"");
-            if (i == MPII_PLOGP_MAX_ROWS)
-                return fail(err, errlen, lineno, "too many ring lines");
-            if (number(tok[1], &p->ring_m[i]) || number(tok[2], &p->ring_os[i]) ||
-                number(tok[3], &p->ring_or[i]) || number(tok[4], &p->ring_g[i]) ||
-                number(tok[5], &p->ring_ow[i]))
-                return fail(err, errlen, lineno, "a field is not a non-negative number");
-            if (i > 0 && p->ring_m[i] <= p->ring_m[i - 1])
-                return fail(err, errlen, lineno, "ring m_bytes must be strictly increasing");
-            p->nring++;
-            continue;
-        }
-        if (!strcmp(tok[0], "read")) {
-            int i = p->nread;
-            if (ntok != 7)
-                return fail(err, errlen, lineno, "expected \"read m_bytes os_us or_us g_us ow_us xw_us\"");
-            if (i == MPII_PLOGP_MAX_ROWS)
-                return fail(err, errlen, lineno, "too many read lines");
-            if (number(tok[1], &p->read_m[i]) || number(tok[2], &p->read_os[i]) ||
-                number(tok[3], &p->read_or[i]) || number(tok[4], &p->read_g[i]) ||
-                number(tok[5], &p->read_ow[i]) || number(tok[6], &p->read_xw[i]))
-                return fail(err, errlen, lineno, "a field is not a non-negative number");
-            if (i > 0 && p->read_m[i] <= p->read_m[i - 1])
-                return fail(err, errlen, lineno, "read m_bytes must be strictly increasing");
-            p->nread++;
+        if (!strcmp(tok[0], "ring") || !strcmp(tok[0], "read")) {
+            double *ring[] = {p->ring_os, p->ring_or, p->ring_g, p->ring_ow};
+            double *read[] = {p->read_os, p->read_or, p->read_g, p->read_ow, p->read_xw};
+            char msg[96];
+            int rc = !strcmp(tok[0], "ring")
+                         ? extra_row(tok, ntok, p->ring_m, ring, 4, &p->nring, msg, sizeof(msg))
+                         : extra_row(tok, ntok, p->read_m, read, 5, &p->nread, msg, sizeof(msg));
+            if (rc != 0)
+                return fail(err, errlen, lineno, msg);
             continue;
         }
         if (ntok != 4 && ntok != 5 && ntok != 7)
