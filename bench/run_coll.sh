@@ -11,7 +11,7 @@
 #          bench/out/plogp_<p>.plogp (the parameter file the library
 #          loads: MBMPI_PLOGP_FILE, or mpi/coll/params/shm.plogp and tcp.plogp
 #          embedded as the defaults by scripts/gen_plogp_defaults.sh; the
-#          fitted "wake", "turn", "xwait" and "membound" lines are carried over from those),
+#          fitted "wake", "turn", "xwait", "late" and "membound" lines are carried over from those),
 #          plogp_<p>.r<k>.plogp per run, plogp_<p>.csv and
 #          plogp_<p>.png (o_s, o_r, g and RTT/2 against m, log-log, L as a
 #          line). For mbshm each run also measures with MBMPI_SHM_CMA=0
@@ -39,7 +39,7 @@
 #          points, predicted as lines, log axes. With COLL_CALIBRATE=1
 #          each round first measures the model's parameters on each
 #          provider (bench/plogp, 2 ranks, -r 3, up to the largest size;
-#          contention, wake, turn, xwait and membound carried over from mpi/coll/params) and
+#          contention, wake, turn, xwait, late and membound carried over from mpi/coll/params) and
 #          runs that round's jobs with them (MBMPI_PLOGP_FILE): predictions
 #          and picks then meet the machine in the state the timings do (on
 #          a shared VM it drifts by 20 % and more within minutes), and each
@@ -224,9 +224,9 @@ carry_lines() {
             [ -f "$g" ] && [ -n "$cpu" ] && [ "$(sed -n 's/^cpu[[:space:]]*//p' "$g" | head -1)" = "$cpu" ] && f=${g##*/}
         done
     fi
-    lines=$(grep -E '^(contention|wake|turn|xwait|membound) ' "mpi/coll/params/$f")
+    lines=$(grep -E '^(contention|wake|turn|xwait|late|membound) ' "mpi/coll/params/$f")
     [ -n "$cpu" ] && echo "cpu $cpu"
-    [ -n "$lines" ] && printf '# contention, wake, turn, xwait, membound: not measured by bench/plogp; from mpi/coll/params/%s\n%s\n' \
+    [ -n "$lines" ] && printf '# contention, wake, turn, xwait, late, membound: not measured by bench/plogp; from mpi/coll/params/%s\n%s\n' \
         "$f" "$lines"
 }
 
@@ -445,7 +445,7 @@ if [ "$MODE" = coll ]; then
         unset cal_file
         if [ "$CAL" = 1 ]; then
             # the model's parameters measured now, for this round's jobs on
-            # p (the fitted contention, wake, turn, xwait and membound lines carried over)
+            # p (the fitted contention, wake, turn, xwait, late and membound lines carried over)
             cal=$OUT/calibrate_${p}_r$round.plogp
             if t=$(run_timeout) && one_job "calibrate_${p}_r$round" "plogp $(provname "$p") r$round" "$t" \
                 bin/mpirun -n 2 --provider "$p" --timeout "$t" "$BUILD/plogp" -p "$(provname "$p")" \

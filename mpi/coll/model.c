@@ -941,7 +941,13 @@ static int applies(const algo_info_t *a, int P, double m, long count, int commut
  * 2026-12-03 (P = 4, 6, 8), the best wake at k = 2 was 0.75x the best at
  * k = 3..4 for both providers (mbshm 2.5 against 3.0-3.3 us, tcp 12-14
  * against 18); with the factor the median error of that sweep went from
- * 15.3 to 13.4 %, and of an earlier, independent one from 13.6 to 13.1 %. */
+ * 15.3 to 13.4 %, and of an earlier, independent one from 13.6 to 13.1 %.
+ * The file's "late" line, when given, replaces the wake here (and only
+ * here): once the fan-out waits were priced (fan_waits), tcp;ofi_rxm's
+ * one-way trees at P = 4..8 measured 0.7-0.85x their prediction in four
+ * sweeps of 2026-12-06, and a grid over late (0-3 us) and wake (4-8) put
+ * late at 0 there (median error 13.7 -> 11.5 %), while mbshm's best late
+ * stayed its wake (1.5: 12.5 %; 0: 16.0 %, 3: 13.9 %). */
 /*
  * The two do not overlap perfectly either: while the critical path runs,
  * the other ranks' copies take its CPUs now and then, and while the CPUs
@@ -999,7 +1005,9 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
         double wd = a->work(data_of(pm), P, m, s) / host_cpus;
         t = (w > t ? w : t) + OVERLAP_MISS * (wd < t ? wd : t);
     }
-    return oversubscribed ? t + pm->wake * (1.0 - (double)host_cpus / host_ranks) : t;
+    return oversubscribed
+               ? t + (pm->late >= 0.0 ? pm->late : pm->wake) * (1.0 - (double)host_cpus / host_ranks)
+               : t;
 }
 
 /* the parameters algorithm a is priced with */

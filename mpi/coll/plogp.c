@@ -102,6 +102,7 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
     p->wake = MPII_PLOGP_WAKE_DEFAULT;
     p->turn = 1.0;
     p->xwait = 1.0;
+    p->late = -1.0; /* none: the wake's */
     snprintf(p->origin, sizeof(p->origin), "%s", origin);
     while (*s != '\0') {
         char line[512];
@@ -147,7 +148,8 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
             continue;
         }
         if (!strcmp(tok[0], "L") || !strcmp(tok[0], "contention") || !strcmp(tok[0], "gamma") ||
-            !strcmp(tok[0], "wake") || !strcmp(tok[0], "turn") || !strcmp(tok[0], "xwait")) {
+            !strcmp(tok[0], "wake") || !strcmp(tok[0], "turn") || !strcmp(tok[0], "xwait") ||
+            !strcmp(tok[0], "late")) {
             double v;
             if (ntok != 2 || number(tok[1], &v) != 0)
                 return fail(err, errlen, lineno, "expected \"<keyword> <non-negative number>\"");
@@ -164,6 +166,8 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
                 p->turn = v;
             } else if (!strcmp(tok[0], "xwait")) {
                 p->xwait = v;
+            } else if (!strcmp(tok[0], "late")) {
+                p->late = v;
             } else {
                 p->gamma = v;
             }

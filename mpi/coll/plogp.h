@@ -36,7 +36,9 @@
  * costs more per extra rank per CPU when the host runs more ranks than CPUs
  * (model.c), and "turn <us>" [1.0], the CPU time a received message costs
  * beyond o_r in that case; "xwait <factor>" [1.0], what an exchange step
- * waits for turns then, relative to a one-way message, and "membound <lo>
+ * waits for turns then, relative to a one-way message; "late <us>" [the
+ * wake's], how late the last rank enters a collective then, per unit of
+ * the share of ranks not on a CPU (model.c timed); and "membound <lo>
  * <hi>" [none], the message sizes (bytes) over which copies become bound
  * by the memory the CPUs share in that case (model.c timed). "cpu <model
  * name>" (the rest of the line) names the CPU the file was measured on:
@@ -90,6 +92,9 @@ typedef struct mpii_plogp {
     /* oversubscribed, what an exchange step waits for turns, as a multiple
      * of a one-way message's waits ("xwait" line, model.c xhop) */
     double xwait;
+    /* oversubscribed, the late start of a collective, us per unit of the
+     * share of ranks off a CPU ("late" line; < 0: none given, the wake's) */
+    double late;
     /* oversubscribed, messages from mem_lo bytes on are copies bound by the
      * memory the CPUs share: their CPU work spreads over fewer CPUs, over
      * one from mem_hi on ("membound <lo> <hi>" line; 0 0: none, model.c) */

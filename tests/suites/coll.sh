@@ -78,6 +78,10 @@ printf '# mbmpi pLogP parameters v1\nL 1\nturn x\n1 1 1 1\n2 1 1 1\n' >"$tmp/tur
 check "turn not a number" fail "line 3" "$tmp/turnbad.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nxwait 0.7\nmembound 32768 524288\n1 1 1 1\n2 1 1 1\n' >"$tmp/xw.plogp"
 check "xwait and membound lines" ok "" "$tmp/xw.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\nlate 0\n1 1 1 1\n2 1 1 1\n' >"$tmp/late.plogp"
+check "late line" ok "" "$tmp/late.plogp"
+printf '# mbmpi pLogP parameters v1\nL 1\nlate -1\n1 1 1 1\n2 1 1 1\n' >"$tmp/lateneg.plogp"
+check "negative late" fail "line 3" "$tmp/lateneg.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nxwait -1\n1 1 1 1\n2 1 1 1\n' >"$tmp/xwneg.plogp"
 check "negative xwait" fail "line 3" "$tmp/xwneg.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\nmembound 524288 32768\n1 1 1 1\n2 1 1 1\n' >"$tmp/mbord.plogp"
@@ -343,6 +347,16 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     awk -v a="$s100" -v b="$s0" -v c="$(nproc)" \
         'BEGIN { k = 8 / c; want = 100 * (k - 1) / 2 + 100 * (1 - 1 / k); d = a - b; exit !(a != "" && b != "" && d > want - 0.1 && d < want + 0.1) }'
     report $? "8 ranks on $(nproc) CPUs, sends 1000 us apart: flat Bcast predicted '$s100' us with wake 100, '$s0' with wake 0 (want W / 2 + the late start more)"
+    # the file's "late" line replaces the wake in the late start only: wake
+    # 100 with late 0 costs (1 - 1/k) 100 less than wake 100 alone, and late
+    # 100 the same as no late line
+    sed 's/^wake 100$/wake 100\nlate 0/' "$tmp/slow_w100.plogp" >"$tmp/slow_l0.plogp"
+    sed 's/^wake 100$/wake 100\nlate 100/' "$tmp/slow_w100.plogp" >"$tmp/slow_l100.plogp"
+    l0=$(flat "$tmp/slow_l0.plogp") l100=$(flat "$tmp/slow_l100.plogp")
+    awk -v a="$s100" -v b="$l0" -v e="$l100" -v c="$(nproc)" \
+        'BEGIN { k = 8 / c; want = 100 * (1 - 1 / k); d = a - b
+                 exit !(a != "" && b != "" && e == a && d > want - 0.1 && d < want + 0.1) }'
+    report $? "8 ranks on $(nproc) CPUs: flat Bcast predicted '$l0' us with wake 100 and late 0, '$s100' without a late line, '$l100' with late 100 (want (1 - 1/k) 100 less with late 0)"
 fi
 
 # sends to different receivers are paced by the sender's o_s(m), not by
