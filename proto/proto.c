@@ -416,11 +416,6 @@ size_t proto_read_min(const proto_t *p)
     return p->prm.read_min;
 }
 
-size_t proto_eager_limit(const proto_t *p)
-{
-    return p->prm.eager_limit;
-}
-
 void proto_destroy(proto_t *p)
 {
     ut_list_t *e, *tmp;

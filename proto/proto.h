@@ -109,8 +109,6 @@ typedef struct proto_params {
 int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p);
 /* The smallest rendezvous send offered to its receiver to read (params.read_min, or the transport's). */
 size_t proto_read_min(const proto_t *p);
-/* the largest payload sent eagerly (MBMPI_EAGER_LIMIT, clamped to what a FIFO holds) */
-size_t proto_eager_limit(const proto_t *p);
 void proto_destroy(proto_t *p);
 void proto_comm_init(proto_comm_t *pc, uint32_t ctx);
 

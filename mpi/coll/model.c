@@ -683,34 +683,7 @@ static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
 /* receiver a scheduling turn then (the file's "turn", msg_extra): short  */
 /* Alltoalls at P = 4..8 on 2 CPUs took 2-3x their pLogP time without it. */
 
-/*
- * A message above the eager limit goes by rendezvous, and bench/plogp's
- * o_s and o_r then both contain its transfer: the sender's MPI_Send waits
- * for it, and its receiver's "arrived" message is the envelope, so MPI_Recv
- * waits for the data too. Its CPU work is o_r(m) and the posting, o_s(0),
- * not o_s(m) + o_r(m), which counted the copies twice: over tcp;ofi_rxm
- * (eager limit 64 KiB) an Allreduce of 256 KiB at P = 4..8 on 2 CPUs by
- * Reduce + Bcast (messages of 256 KiB) measured 0.7-0.85x its prediction
- * in six sweeps of 2026-12-06 while the ring (blocks of 32-64 KiB, eager)
- * measured 1.1-1.7x, and the ring was chosen at 1.2-1.8x Reduce + Bcast's
- * time. Re-predicting those sweeps, the pick was within 10 % of the
- * fastest at 167 and 162 of 176 points against 166 and 160 (four sweeps'
- * medians; two fresh ones), median error 11.7 and 19.2 % against 11.5 and
- * 18.9. Not over mbshm: there a rendezvous message read by its receiver
- * is already priced as posted and pulled (read_min, rendezvous_reads),
- * and one written through the rings (MBMPI_SHM_CMA=0, the "ring" lines)
- * is copied by both sides.
- */
-static double eager_max;
-
-static double msgw(const mpii_plogp_t *pp, double m)
-{
-    if (eager_max > 0.0 && m > eager_max && !on_mbshm)
-        return OS(0.0) + OR(m) + pp->msg_extra;
-    return OS(m) + OR(m) + pp->msg_extra;
-}
-
-#define MSGW(x) msgw(pp, (x))
+#define MSGW(x) (OS(x) + OR(x) + pp->msg_extra)
 
 /* k messages of s to each of the P - 1 non-roots (unsegmented when
  * oversubscribed, see eval) */
@@ -1299,11 +1272,6 @@ void mpii_coll_set_collective_reads(double min)
 void mpii_coll_set_rendezvous_reads(double min)
 {
     set_reads(&rendezvous_reads, min);
-}
-
-void mpii_coll_set_eager_limit(double max)
-{
-    set_reads(&eager_max, max);
 }
 
 /* ------------------------------------------------------------------ */

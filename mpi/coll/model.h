@@ -63,9 +63,6 @@ void mpii_coll_set_rendezvous_reads(double min);
  * (MBMPI_COLL_READ_MIN; 0: none): over mbshm the model prices them by the
  * parameter file's "read" lines. */
 void mpii_coll_set_collective_reads(double min);
-/* Messages above max bytes go by rendezvous (the point-to-point eager
- * limit; 0: unknown): the model prices their CPU work so (MSGW). */
-void mpii_coll_set_eager_limit(double max);
 
 /* The algorithm to run for op on comm with `bytes` per rank as MPIX_Coll_
  * predict defines m, `count` elements (for the conditions "count >= P") and

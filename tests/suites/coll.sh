@@ -357,21 +357,6 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
         'BEGIN { k = 8 / c; want = 100 * (1 - 1 / k); d = a - b
                  exit !(a != "" && b != "" && e == a && d > want - 0.1 && d < want + 0.1) }'
     report $? "8 ranks on $(nproc) CPUs: flat Bcast predicted '$l0' us with wake 100 and late 0, '$s100' without a late line, '$l100' with late 100 (want (1 - 1/k) 100 less with late 0)"
-    # a message above the eager limit goes by rendezvous: o_s and o_r both
-    # contain its transfer, so its CPU work (the bound of a call with more
-    # ranks than CPUs) is o_s(0) + o_r, not o_s + o_r. Flat Scatter of 64 KiB
-    # at P = 8 with o_s(64 KiB) = 1001 us: eager, 7 such sends on 2 CPUs;
-    # by rendezvous (eager limit 16 KiB) the sends' 1 us posting only.
-    printf '# mbmpi pLogP parameters v1\nL 1\nwake 0\n1 1 1 1 3 70 90\n32768 1 1 1 3 70 90\n65536 1001 1 1 3 70 90\n1048576 1001 1 1 3 70 90\n' >"$tmp/rv.plogp"
-    scat() { # the predicted time of the flat Scatter of 64 KiB at P = 8, eager limit $1, over tcp
-        MBMPI_EAGER_LIMIT=$1 MBMPI_PLOGP_FILE="$tmp/rv.plogp" timeout -k 5 60 bin/mpirun -n 8 --provider tcp \
-            --timeout 60 build/bench/coll -c scatter -m 65536:65536 -a flat --predict-only 2>&1 |
-            awk '$1 == 65536 && $2 == "flat" { print $4 }'
-    }
-    eg=$(scat 65536) rv=$(scat 16384)
-    awk -v e="$eg" -v r="$rv" -v c="$(nproc)" \
-        'BEGIN { exit !(e != "" && r != "" && e >= 7 * 1001 / c && r < 500) }'
-    report $? "8 ranks on $(nproc) CPUs: flat Scatter of 64 KiB with o_s 1001 us predicted '$eg' us eager, '$rv' by rendezvous (want the 7 sends' o_s over the CPUs eager, their posting only by rendezvous)"
 fi
 
 # sends to different receivers are paced by the sender's o_s(m), not by
