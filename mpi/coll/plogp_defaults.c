@@ -127,7 +127,7 @@ const mpii_plogp_builtin_t mpii_plogp_builtins[] = {
         "wake 6.000\n"
         "turn 0.500\n"
         "xwait 1.000\n"
-        "# late: fitted 2026-12-06 11:2x UTC on the same four sweeps' medians (07:14, 08:10, 09:38, 09:53;\n"
+        "# late: fitted 2026-12-06 11:1x UTC on the same four sweeps' medians (07:14, 08:10, 09:38, 09:53;\n"
         "# grid late 0-3 x wake 4-8): one-way Bcasts / Scatters at P = 4-8 had been predicted 20-30 % long\n"
         "# (late = wake 6, flat Scatter 1.4x); median error 13.7 -> 11.5 % (each sweep 13.2 / 14.3 / 14.3 /\n"
         "# 15.1 -> 12.3 / 12.1 / 11.9 / 12.8 %), picks alike (the late start is the same for every algorithm)\n"
