@@ -1005,9 +1005,7 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
         double wd = a->work(data_of(pm), P, m, s) / host_cpus;
         t = (w > t ? w : t) + OVERLAP_MISS * (wd < t ? wd : t);
     }
-    return oversubscribed
-               ? t + (pm->late >= 0.0 ? pm->late : pm->wake) * (1.0 - (double)host_cpus / host_ranks)
-               : t;
+    return oversubscribed ? t + pm->late * (1.0 - (double)host_cpus / host_ranks) : t;
 }
 
 /* the parameters algorithm a is priced with */

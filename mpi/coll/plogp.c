@@ -65,6 +65,23 @@ static int extra_row(char **tok, int ntok, double *m, double *const *cols, int n
     return 0;
 }
 
+/* The field of a "<keyword> <number>" line, or NULL for another word. */
+static double *keyword_field(mpii_plogp_t *p, const char *word)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } kw[] = {{"L", offsetof(mpii_plogp_t, L)},         {"contention", offsetof(mpii_plogp_t, contention)},
+              {"gamma", offsetof(mpii_plogp_t, gamma)}, {"wake", offsetof(mpii_plogp_t, wake)},
+              {"turn", offsetof(mpii_plogp_t, turn)},   {"xwait", offsetof(mpii_plogp_t, xwait)},
+              {"late", offsetof(mpii_plogp_t, late)}};
+
+    for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+        if (!strcmp(word, kw[i].name))
+            return (double *)((char *)p + kw[i].off);
+    return NULL;
+}
+
 /* The length of the value starting at v (after its leading blanks): up to
  * the end of the line, trailing blanks left out. */
 static size_t value_len(const char *v)
@@ -147,30 +164,15 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
                             "expected \"membound <lo_bytes> <hi_bytes>\" (1 <= lo < hi)");
             continue;
         }
-        if (!strcmp(tok[0], "L") || !strcmp(tok[0], "contention") || !strcmp(tok[0], "gamma") ||
-            !strcmp(tok[0], "wake") || !strcmp(tok[0], "turn") || !strcmp(tok[0], "xwait") ||
-            !strcmp(tok[0], "late")) {
+        double *field = keyword_field(p, tok[0]);
+        if (field != NULL) {
             double v;
             if (ntok != 2 || number(tok[1], &v) != 0)
                 return fail(err, errlen, lineno, "expected \"<keyword> <non-negative number>\"");
-            if (!strcmp(tok[0], "L")) {
-                p->L = v;
-                have_l = 1;
-            } else if (!strcmp(tok[0], "contention")) {
-                if (v > 1.0)
-                    return fail(err, errlen, lineno, "contention ratio must be in [0, 1]");
-                p->contention = v;
-            } else if (!strcmp(tok[0], "wake")) {
-                p->wake = v;
-            } else if (!strcmp(tok[0], "turn")) {
-                p->turn = v;
-            } else if (!strcmp(tok[0], "xwait")) {
-                p->xwait = v;
-            } else if (!strcmp(tok[0], "late")) {
-                p->late = v;
-            } else {
-                p->gamma = v;
-            }
+            if (field == &p->contention && v > 1.0)
+                return fail(err, errlen, lineno, "contention ratio must be in [0, 1]");
+            *field = v;
+            have_l |= field == &p->L;
             continue;
         }
         if (!strcmp(tok[0], "ring") || !strcmp(tok[0], "read")) {
@@ -208,6 +210,8 @@ int mpii_plogp_parse(const char *text, const char *origin, mpii_plogp_t *p, char
     }
     if (lineno == 0)
         return fail(err, errlen, 1, "empty file");
+    if (p->late < 0.0) /* no "late" line: the wake's */
+        p->late = p->wake;
     if (!have_l)
         return fail(err, errlen, lineno, "no \"L <microseconds>\" line");
     if (p->nrows < 2)

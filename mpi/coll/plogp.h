@@ -93,7 +93,7 @@ typedef struct mpii_plogp {
      * of a one-way message's waits ("xwait" line, model.c xhop) */
     double xwait;
     /* oversubscribed, the late start of a collective, us per unit of the
-     * share of ranks off a CPU ("late" line; < 0: none given, the wake's) */
+     * share of ranks off a CPU ("late" line; without one, the wake) */
     double late;
     /* oversubscribed, messages from mem_lo bytes on are copies bound by the
      * memory the CPUs share: their CPU work spreads over fewer CPUs, over
