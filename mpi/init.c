@@ -528,6 +528,7 @@ static int mpi_init_common(void)
         mpii_g.tl->caps.read_max > (size_t)mpii_g.eager_limit && mpii_host_ranks() > mpii_host_cpus())
         mpii_coll_set_rendezvous_reads((double)mpii_g.eager_limit + 1.0);
     mpii_coll_set_collective_reads((double)mpii_g.coll_read_min);
+    mpii_coll_set_eager_limit((double)mpii_g.eager_limit);
     mpii_g.xchg_noreq = mpii_g.rts_read && tl_shmem_fanout_reads(mpii_g.tl);
     return MPI_SUCCESS;
 }

@@ -81,6 +81,8 @@ static mpii_plogp_t over_fanout, over_fanout_data;
  * "read" lines there: the *_rd copies of the parameter sets above.
  */
 static double coll_reads;
+/* mpii_coll_set_eager_limit (the library's default until told) */
+static double eager_max = 16384.0;
 static mpii_plogp_t model_rd, over_model_rd, over_data_rd, over_fanout_rd, over_fanout_data_rd;
 
 static void set_over_model(void)
@@ -824,6 +826,7 @@ typedef struct algo_info {
     unsigned flags;
     cost_fn_t cost;
     cost_fn_t work; /* CPU time summed over the ranks (NULL: not modelled) */
+    cost_fn_t path; /* the part of it on the critical path (NULL: none counted) */
 } algo_info_t;
 
 typedef struct op_info {
@@ -832,16 +835,96 @@ typedef struct op_info {
     const algo_info_t *algos;
 } op_info_t;
 
+/*
+ * The CPU work a rooted tree does on its own critical path (ranks
+ * outnumbering CPUs: unsegmented, s = m): the sends of the root and of
+ * each forwarder on the way to the last receiver, one after the other, or
+ * for a gather the root's receives. timed() takes it off the work that
+ * can hold the path up (OVERLAP_MISS): a root copying its messages out is
+ * the path itself, not another rank taking the path's CPU. Eager messages
+ * only: a rendezvous send waits for its receiver's turn, and the root's
+ * copies then do interleave with the receivers'.
+ */
+static double p_fan(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return (P - 1) * OS(m);
+}
+
+static double p_fan_in(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return (P - 1) * OR(m);
+}
+
+/* binomial Bcast: each node sends to its children largest subtree first;
+ * ceil(log2 P) sends lie on the way to the last receiver */
+static double p_bcast_binomial(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return ceil_log2(P) * OS(m);
+}
+
+/* binary tree below v: its j-th child's message follows its first j sends */
+static double bintree_sends(int P, int v)
+{
+    double worst = 0.0;
+
+    for (int j = 0; j < 2 && 2 * v + 1 + j < P; j++) {
+        double n = (j + 1) + bintree_sends(P, 2 * v + 1 + j);
+        if (n > worst)
+            worst = n;
+    }
+    return worst;
+}
+
+static double p_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return bintree_sends(P, 0) * OS(m);
+}
+
+/* binomial Scatter: the root's sends of its subtrees' blocks, all before
+ * the last (a single block to rank 1) */
+static double p_scatter_binomial(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    double w = 0.0;
+    int span = 1;
+
+    (void)s;
+    while (span < P)
+        span <<= 1;
+    for (int j = span >> 1; j >= 1; j >>= 1)
+        if (j < P)
+            w += OS(m * (P - j < j ? P - j : j));
+    return w;
+}
+
+static double p_gather_binomial(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    double w = 0.0;
+    int span = 1;
+
+    (void)s;
+    while (span < P)
+        span <<= 1;
+    for (int j = span >> 1; j >= 1; j >>= 1)
+        if (j < P)
+            w += OR(m * (P - j < j ? P - j : j));
+    return w;
+}
+
 static const algo_info_t barrier_info[MPII_BARRIER_ALGO_COUNT] = {
     [MPII_BARRIER_DISSEMINATION] = {"dissemination", 0, c_barrier_dissemination, w_barrier},
     [MPII_BARRIER_TREE] = {"tree", 0, c_barrier_tree, w_barrier_tree},
     [MPII_BARRIER_RELEASE] = {"release", 0, c_barrier_release, w_barrier_tree},
 };
 static const algo_info_t bcast_info[MPII_BCAST_ALGO_COUNT] = {
-    [MPII_BCAST_BINOMIAL] = {"binomial", A_FANOUT | A_READ, c_bcast_binomial, w_bcast_tree},
-    [MPII_BCAST_FLAT] = {"flat", A_FANOUT | A_READ, c_bcast_flat, w_bcast_tree},
-    [MPII_BCAST_CHAIN] = {"chain", A_SEG | A_FANOUT | A_READ, c_bcast_chain, w_bcast_tree},
-    [MPII_BCAST_BINTREE] = {"bintree", A_SEG | A_FANOUT | A_READ, c_bcast_bintree, w_bcast_tree},
+    [MPII_BCAST_BINOMIAL] = {"binomial", A_FANOUT | A_READ, c_bcast_binomial, w_bcast_tree, p_bcast_binomial},
+    [MPII_BCAST_FLAT] = {"flat", A_FANOUT | A_READ, c_bcast_flat, w_bcast_tree, p_fan},
+    [MPII_BCAST_CHAIN] = {"chain", A_SEG | A_FANOUT | A_READ, c_bcast_chain, w_bcast_tree, p_fan},
+    [MPII_BCAST_BINTREE] = {"bintree", A_SEG | A_FANOUT | A_READ, c_bcast_bintree, w_bcast_tree,
+                            p_bcast_bintree},
     [MPII_BCAST_SCATTER_ALLGATHER] = {"scatter_allgather", A_CNT_P, c_bcast_scatter_allgather,
                                       w_bcast_scatter_allgather},
 };
@@ -858,12 +941,13 @@ static const algo_info_t allreduce_info[MPII_ALLREDUCE_ALGO_COUNT] = {
     [MPII_ALLREDUCE_RING] = {"ring", A_COMM | A_CNT_P, c_allreduce_ring, w_allreduce_ring},
 };
 static const algo_info_t scatter_info[MPII_SCATTER_ALGO_COUNT] = {
-    [MPII_SCATTER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial},
-    [MPII_SCATTER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat},
+    [MPII_SCATTER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial,
+                               p_scatter_binomial},
+    [MPII_SCATTER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan},
 };
 static const algo_info_t gather_info[MPII_GATHER_ALGO_COUNT] = {
-    [MPII_GATHER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial},
-    [MPII_GATHER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat},
+    [MPII_GATHER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial, p_gather_binomial},
+    [MPII_GATHER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan_in},
 };
 static const algo_info_t allgather_info[MPII_ALLGATHER_ALGO_COUNT] = {
     [MPII_ALLGATHER_RING] = {"ring", A_READ, c_allgather_ring, w_allgather_ring},
@@ -877,12 +961,13 @@ static const algo_info_t alltoall_info[MPII_ALLTOALL_ALGO_COUNT] = {
     [MPII_ALLTOALL_ROTATED] = {"rotated", A_READ, c_alltoall_rotated, w_alltoall_pairs},
     [MPII_ALLTOALL_BRUCK] = {"bruck", A_BULK | A_READ, c_alltoall_bruck, w_alltoall_bruck},
 };
-static const algo_info_t scatterv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat}};
-static const algo_info_t gatherv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat}};
-static const algo_info_t allgatherv_info[] = {{"ring", A_READ, c_allgather_ring, w_allgather_ring}};
-static const algo_info_t alltoallv_info[] = {{"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs}};
-static const algo_info_t reduce_scatter_info[] = {{"basic", 0, c_reduce_scatter_basic, NULL}};
-static const algo_info_t scan_info[] = {{"linear", 0, c_scan_linear, NULL}};
+static const algo_info_t scatterv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan}};
+static const algo_info_t gatherv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan_in}};
+static const algo_info_t allgatherv_info[] = {{"ring", A_READ, c_allgather_ring, w_allgather_ring, NULL}};
+static const algo_info_t alltoallv_info[] = {
+    {"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs, NULL}};
+static const algo_info_t reduce_scatter_info[] = {{"basic", 0, c_reduce_scatter_basic, NULL, NULL}};
+static const algo_info_t scan_info[] = {{"linear", 0, c_scan_linear, NULL, NULL}};
 
 /* clang-format off */
 #define OPI(n, t) {n, (int)(sizeof(t) / sizeof(t[0])), t}
@@ -960,6 +1045,17 @@ static int applies(const algo_info_t *a, int P, double m, long count, int commut
  * reduce + bcast at 256 KiB-1 MiB, measured 15-25 % slower than ring or
  * Rabenseifner), median error 13.8, 11.9, 11.7 % against 13.4, 13.1,
  * 12.3; adding half instead: 90.6, 90.5, 93.6 % and 14.7, 11.9, 12.3 %.
+ * The work the path itself does (a rooted tree's eager sends, algo_info_t
+ * path) is not counted there: over tcp;ofi_rxm flat Bcasts and Scatters
+ * at P = 4..8 on 2 CPUs measured 0.71-0.87x their prediction in seven
+ * sweeps of 2026-12-06 (binomial trees 0.77-0.90x), the flat Scatter of
+ * 256 B at P = 4 lost its pick to binomial (11.5 against 13.9 us), and a
+ * flat Scatter of 1 B at P = 4 measured 9.4 us where even without any
+ * scheduling waits 10.2 was predicted. Re-predicting those sweeps: within
+ * 10 % of the fastest at 165 of 176 points against 164, median error 10.2
+ * against 11.7 % (mbshm, seven sweeps: 166 and 166, 11.9 against 11.8 %).
+ * With the rendezvous sizes too, flat won Bcasts of 256 KiB-1 MiB at P =
+ * 6..8 that it takes 1.4-1.8x the best tree for.
  */
 #define OVERLAP_MISS (1.0 / 3.0)
 
@@ -1001,8 +1097,11 @@ static double timed(const algo_info_t *a, const mpii_plogp_t *pm, int P, double 
         /* from work / CPUs to the whole work on one CPU as the copies
          * become bound by the shared memory (mem_bound) */
         double w = a->work(pm, P, m, s) * (1.0 + (host_cpus - 1) * mem_bound(m)) / host_cpus;
-        /* pm is over_model or over_fanout here: the same without the turns */
-        double wd = a->work(data_of(pm), P, m, s) / host_cpus;
+        /* pm is over_model or over_fanout here: the same without the turns;
+         * the work on the critical path itself (a->path) does not hold it up */
+        const mpii_plogp_t *pd = data_of(pm);
+        double wd = a->work(pd, P, m, s) - (a->path && m <= eager_max ? a->path(pd, P, m, s) : 0.0);
+        wd = (wd > 0.0 ? wd : 0.0) / host_cpus;
         t = (w > t ? w : t) + OVERLAP_MISS * (wd < t ? wd : t);
     }
     return oversubscribed ? t + pm->late * (1.0 - (double)host_cpus / host_ranks) : t;
@@ -1270,6 +1369,11 @@ void mpii_coll_set_collective_reads(double min)
 void mpii_coll_set_rendezvous_reads(double min)
 {
     set_reads(&rendezvous_reads, min);
+}
+
+void mpii_coll_set_eager_limit(double bytes)
+{
+    set_reads(&eager_max, bytes);
 }
 
 /* ------------------------------------------------------------------ */

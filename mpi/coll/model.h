@@ -63,6 +63,10 @@ void mpii_coll_set_rendezvous_reads(double min);
  * (MBMPI_COLL_READ_MIN; 0: none): over mbshm the model prices them by the
  * parameter file's "read" lines. */
 void mpii_coll_set_collective_reads(double min);
+/* The largest payload sent eagerly (MBMPI_EAGER_LIMIT): a root's sends up
+ * to it complete on its own CPU, and the model takes them off the CPU work
+ * that can hold up the critical path they are on (timed). */
+void mpii_coll_set_eager_limit(double bytes);
 
 /* The algorithm to run for op on comm with `bytes` per rank as MPIX_Coll_
  * predict defines m, `count` elements (for the conditions "count >= P") and
