@@ -885,33 +885,32 @@ static double p_bcast_bintree(const mpii_plogp_t *pp, int P, double m, double s)
 }
 
 /* binomial Scatter: the root's sends of its subtrees' blocks, all before
- * the last (a single block to rank 1) */
-static double p_scatter_binomial(const mpii_plogp_t *pp, int P, double m, double s)
+ * the last (a single block to rank 1); a Gather's root receives them */
+static double binomial_root_blocks(const mpii_plogp_t *pp, int P, double m, int recv)
 {
     double w = 0.0;
     int span = 1;
 
-    (void)s;
     while (span < P)
         span <<= 1;
     for (int j = span >> 1; j >= 1; j >>= 1)
-        if (j < P)
-            w += OS(m * (P - j < j ? P - j : j));
+        if (j < P) {
+            double b = m * (P - j < j ? P - j : j);
+            w += recv ? OR(b) : OS(b);
+        }
     return w;
+}
+
+static double p_scatter_binomial(const mpii_plogp_t *pp, int P, double m, double s)
+{
+    (void)s;
+    return binomial_root_blocks(pp, P, m, 0);
 }
 
 static double p_gather_binomial(const mpii_plogp_t *pp, int P, double m, double s)
 {
-    double w = 0.0;
-    int span = 1;
-
     (void)s;
-    while (span < P)
-        span <<= 1;
-    for (int j = span >> 1; j >= 1; j >>= 1)
-        if (j < P)
-            w += OR(m * (P - j < j ? P - j : j));
-    return w;
+    return binomial_root_blocks(pp, P, m, 1);
 }
 
 static const algo_info_t barrier_info[MPII_BARRIER_ALGO_COUNT] = {
