@@ -845,6 +845,8 @@ typedef struct op_info {
  * only: a rendezvous send waits for its receiver's turn, and the root's
  * copies then do interleave with the receivers'.
  */
+/* flat trees: the root's P - 1 sends; chains: each of the P - 1 senders'
+ * one, every one on the way to the last rank */
 static double p_fan(const mpii_plogp_t *pp, int P, double m, double s)
 {
     (void)s;
@@ -1350,8 +1352,9 @@ void mpii_coll_set_fanout_reads(int on)
     generation++; /* cached choices were priced the other way */
 }
 
-/* a read threshold of the model changes: the parameter sets and every cached choice with it */
-static void set_reads(double *var, double min)
+/* a size threshold of the model (reads, the eager limit) changes: the
+ * parameter sets and every cached choice with it */
+static void set_threshold(double *var, double min)
 {
     if (*var == min)
         return;
@@ -1362,17 +1365,17 @@ static void set_reads(double *var, double min)
 
 void mpii_coll_set_collective_reads(double min)
 {
-    set_reads(&coll_reads, min);
+    set_threshold(&coll_reads, min);
 }
 
 void mpii_coll_set_rendezvous_reads(double min)
 {
-    set_reads(&rendezvous_reads, min);
+    set_threshold(&rendezvous_reads, min);
 }
 
 void mpii_coll_set_eager_limit(double bytes)
 {
-    set_reads(&eager_max, bytes);
+    set_threshold(&eager_max, bytes);
 }
 
 /* ------------------------------------------------------------------ */
