@@ -34,6 +34,8 @@
 
 #define OFI_CQ_BATCH 16
 #define OFI_INJECT_STACK 4096
+#define OFI_BOUNCE_SLOTS 64
+#define OFI_BOUNCE_LEN 4224  /* a record of 4 KiB of payload and its headers */
 #define OFI_RING_AUTO_MAX 64 /* ranks up to which FIFO mode auto takes the RMA rings over tcp;ofi_rxm */
 
 _Static_assert(sizeof(struct fi_context2) <= TL_OP_CTX_SIZE, "op ctx too small");
@@ -98,6 +100,11 @@ typedef struct tl_ofi {
     size_t ring_inject; /* records up to this size go as inject writes */
     int ring_next;      /* where the next scan starts */
     int ring_scanning;
+    /* copy slots for records above ring_inject (see ofi_ring_put) */
+    struct fi_context2 *bounce_ctx; /* by slot: the CQ hands it back */
+    char *bounce_mem;               /* OFI_BOUNCE_SLOTS x OFI_BOUNCE_LEN bytes */
+    int *bounce_free;               /* stack of free slots */
+    int bounce_nfree;
 } tl_ofi_t;
 
 /*
@@ -785,6 +792,14 @@ static int ofi_ring_open(tl_ofi_t *t, size_t ring_len)
         if (getrandom(&r->rx_salt, sizeof(r->rx_salt), 0) != (ssize_t)sizeof(r->rx_salt))
             r->rx_salt = ofi_next_key(t);
     }
+    t->bounce_ctx = calloc(OFI_BOUNCE_SLOTS, sizeof(*t->bounce_ctx));
+    t->bounce_free = calloc(OFI_BOUNCE_SLOTS, sizeof(*t->bounce_free));
+    t->bounce_mem = aligned_alloc(64, (size_t)OFI_BOUNCE_SLOTS * OFI_BOUNCE_LEN);
+    if (!t->bounce_ctx || !t->bounce_free || !t->bounce_mem)
+        return UT_ERR_NO_MEMORY;
+    for (i = 0; i < OFI_BOUNCE_SLOTS; i++)
+        t->bounce_free[i] = OFI_BOUNCE_SLOTS - 1 - i;
+    t->bounce_nfree = OFI_BOUNCE_SLOTS;
     return UT_OK;
 }
 
@@ -799,6 +814,46 @@ static void ofi_ring_close(tl_ofi_t *t)
     free(t->rings);
     if (t->ringmem)
         munmap(t->ringmem, t->ringmem_len);
+    free(t->bounce_ctx);
+    free(t->bounce_free);
+    free(t->bounce_mem);
+}
+
+/* Copy slots. A write above the inject size completes through the CQ, with
+ * a signal of the tcp provider's read at the next progress (a poll and a
+ * read), so its sender could not finish before that; from a copy here the
+ * write is done when posted and the slot comes back with the completion.
+ * Scatter of 256 B-4 KiB at P = 2 over tcp;ofi_rxm: 4.8-6.6 -> 3.8-4.1 us
+ * from synchronised starts; at 16 KiB the copy costs what it saves. */
+static char *ofi_bounce_peek(tl_ofi_t *t, size_t len)
+{
+    if (len > OFI_BOUNCE_LEN || !t->bounce_nfree)
+        return NULL;
+    return t->bounce_mem + (size_t)t->bounce_free[t->bounce_nfree - 1] * OFI_BOUNCE_LEN;
+}
+
+/* Write len bytes of the slot ofi_bounce_peek gave to raddr at peer. */
+static int ofi_bounce_post(tl_ofi_t *t, size_t len, int peer, uint64_t raddr, uint64_t key)
+{
+    int slot = t->bounce_free[t->bounce_nfree - 1];
+    ssize_t frc = fi_write(t->ep, t->bounce_mem + (size_t)slot * OFI_BOUNCE_LEN, len, NULL, t->addrs[peer],
+                           raddr, key, &t->bounce_ctx[slot]);
+
+    if (frc)
+        return ofi_status(frc);
+    t->bounce_nfree--;
+    return UT_OK;
+}
+
+/* A copy slot's completion: the slot is free again. */
+static int ofi_bounce_done(tl_ofi_t *t, void *op_context)
+{
+    struct fi_context2 *c = op_context;
+
+    if (!t->bounce_ctx || c < t->bounce_ctx || c >= t->bounce_ctx + OFI_BOUNCE_SLOTS)
+        return 0;
+    t->bounce_free[t->bounce_nfree++] = (int)(c - t->bounce_ctx);
+    return 1;
 }
 
 /* Free bytes in the peer's ring for this rank. The tail slot is the peer's
@@ -859,11 +914,12 @@ static int ofi_ring_put(tl_ofi_t *t, int peer, const struct iovec *iov, int iovc
     }
     stamp = ofi_ring_stamp(r->tx_salt, r->tx_pos);
     pad = (0 - len) & 7;
-    if (wlen <= t->ring_inject) {
-        _Alignas(16) char buf[OFI_INJECT_STACK];
+    if (wlen <= t->ring_inject || ofi_bounce_peek(t, wlen)) {
+        _Alignas(16) char stack[OFI_INJECT_STACK];
         ofi_ring_hdr_t h = {
             .len = kind == RING_MSG ? (uint32_t)len : data, .kind = (uint32_t)kind, .stamp = stamp};
         size_t o = sizeof(h);
+        char *buf = wlen <= t->ring_inject ? stack : ofi_bounce_peek(t, wlen);
 
         memcpy(buf, &h, sizeof(h));
         if (kind == RING_MSG) {
@@ -874,7 +930,10 @@ static int ofi_ring_put(tl_ofi_t *t, int peer, const struct iovec *iov, int iovc
             memset(buf + o, 0, pad);
             memcpy(buf + o + pad, &stamp, sizeof(stamp));
         }
-        rc = ofi_ring_inject(t, peer, buf, wlen, RING_HEAD + off);
+        if (buf == stack)
+            rc = ofi_ring_inject(t, peer, buf, wlen, RING_HEAD + off);
+        else
+            rc = ofi_bounce_post(t, wlen, peer, r->tx_base + RING_HEAD + off, r->tx_key);
         if (rc == UT_OK)
             r->tx_pos += adv;
         return rc;
@@ -984,18 +1043,25 @@ static int ofi_ring_write(tl_ofi_t *t, int peer, const void *src, size_t len, co
 {
     ofi_ring_t *r = &t->rings[peer];
     uint64_t raddr = rkey->addr + offset;
-    ssize_t frc;
-    int rc, done;
+    ssize_t frc = 0;
+    int rc, done = 1;
+    char *copy;
 
     if (ofi_ring_room(r) < ofi_ring_need(r, ofi_ring_adv(sizeof(ofi_ring_hdr_t))))
         return UT_ERR_NO_RESOURCE;
-    if (len <= t->super.caps.inject_size)
+    if (len <= t->ring_inject) {
         frc = fi_inject_write(t->ep, src, len, t->addrs[peer], raddr, rkey->key);
-    else
+    } else if ((copy = ofi_bounce_peek(t, len))) {
+        memcpy(copy, src, len);
+        rc = ofi_bounce_post(t, len, peer, raddr, rkey->key);
+        if (rc != UT_OK)
+            return rc;
+    } else {
         frc = fi_write(t->ep, src, len, NULL, t->addrs[peer], raddr, rkey->key, op_ctx);
+        done = 0;
+    }
     if (frc)
         return ofi_status(frc);
-    done = len <= t->super.caps.inject_size;
     while ((rc = ofi_ring_put(t, peer, NULL, 0, data, NULL)) == UT_ERR_NO_RESOURCE)
         (void)fi_cq_read(t->cq, NULL, 0);
     if (rc != UT_OK)
@@ -1170,7 +1236,7 @@ static void ofi_handle_error(tl_ofi_t *t)
     }
     ut_error("operation failed: %s (%s)", lf.strerror(err.err),
              fi_cq_strerror(t->cq, err.prov_errno, err.err_data, NULL, 0));
-    if (err.op_context)
+    if (err.op_context && !ofi_bounce_done(t, err.op_context))
         t->cb.tx_done(t->cb.arg, err.op_context, ofi_status(-(ssize_t)err.err));
 }
 
@@ -1215,7 +1281,7 @@ static int ofi_handle_entries(tl_ofi_t *t, struct fi_cq_data_entry *ent, ssize_t
         /* Local completions first: sockets flags a writedata's own
          * completion with FI_REMOTE_CQ_DATA too. */
         if ((e->flags & (FI_SEND | FI_WRITE)) && !(e->flags & (FI_REMOTE_WRITE | FI_RECV))) {
-            if (e->op_context)
+            if (e->op_context && !ofi_bounce_done(t, e->op_context))
                 t->cb.tx_done(t->cb.arg, e->op_context, UT_OK);
             continue;
         }

@@ -18,8 +18,8 @@ void tl_shmem_print_provider(void *file)
     (void)file;
 }
 
-#define NMSG 3000
-#define MAXLEN 1000 /* eager limit of these endpoints: the FIFO message is 1256 bytes */
+#define NMSG 2000
+#define MAXLEN 6000 /* eager limit of these endpoints: the FIFO message is 6256 bytes */
 
 typedef struct ep {
     tl_t *tl;
@@ -162,18 +162,20 @@ static void test_rings_chosen(void **state)
     assert_true(T(1)->rma);
     assert_true(T(0)->rings[1].ready);
     assert_true(T(1)->rings[0].ready);
-    assert_int_equal(T(0)->ring_len, 64 << 10); /* 4 x 1256 rounded up, at least 64 KiB */
+    assert_int_equal(T(0)->ring_len, 64 << 10); /* 4 x 6256 rounded up, at least 64 KiB */
     assert_false(T(0)->rings[0].ready);         /* to itself: the FIFO */
 }
 
-/* Messages of 4-999 bytes both ways, many laps of a 64 KiB ring: every one
- * arrives once, in order, with its bytes; small ones as inject writes,
- * larger ones from the caller's buffers (done when tx_done says so). */
+/* Messages of 4-5999 bytes both ways, many laps of a 64 KiB ring: every
+ * one arrives once, in order, with its bytes; small ones as inject writes,
+ * up to a copy slot's size copied (done at once: the caller's buffer is
+ * overwritten right away), larger ones or with every slot in flight from
+ * the caller's buffers (done when tx_done says so). */
 static void test_rings_traffic(void **state)
 {
     static _Alignas(TL_OP_CTX_ALIGN) char ctx[2][NMSG][TL_OP_CTX_SIZE];
     static unsigned char msg[2][NMSG][MAXLEN];
-    unsigned sent[2] = {0, 0}, inprog[2] = {0, 0};
+    unsigned sent[2] = {0, 0}, inprog[2] = {0, 0}, copied[2] = {0, 0};
     int i, spins = 0;
 
     (void)state;
@@ -196,6 +198,11 @@ static void test_rings_traffic(void **state)
                 rc = tl_send(eps[i].tl, 1 - i, iov, 2, ctx[i][k]);
                 if (rc == UT_INPROGRESS)
                     inprog[i]++;
+                if (rc == UT_OK) {
+                    /* done: the bytes are no longer read from here */
+                    memset(msg[i][k], 0xee, len);
+                    copied[i] += ofi_ring_wlen(RING_MSG, len) > T(i)->ring_inject;
+                }
                 if (rc == UT_OK || rc == UT_INPROGRESS)
                     sent[i]++;
                 else
@@ -211,17 +218,21 @@ static void test_rings_traffic(void **state)
         assert_int_equal(eps[i].bad, 0);
         assert_int_equal(eps[i].ntx_done, inprog[i]);
         assert_true(inprog[i] > 0);                                  /* some went from the caller's buffers */
+        assert_true(copied[i] > 0);                                  /* some from copy slots */
+        assert_int_equal(T(i)->bounce_nfree, OFI_BOUNCE_SLOTS);      /* every slot came back */
         assert_true(T(i)->rings[1 - i].tx_pos > 4 * T(i)->ring_len); /* lapped */
     }
 }
 
 /* A write with notification: when the notification is delivered, the
- * bytes written before it are there (small: inject; large: fi_write). */
+ * bytes written before it are there (small: inject; up to a copy slot:
+ * copied, done at once, the source overwritten right away; large:
+ * fi_write from the source). */
 static void test_rings_notify_after_data(void **state)
 {
     static _Alignas(TL_OP_CTX_ALIGN) char ctx[TL_OP_CTX_SIZE];
     static char src[100000];
-    size_t sizes[] = {8, 100, 5000, 100000};
+    size_t sizes[] = {8, 100, 3000, 5000, 100000};
     tl_mr_t *mr;
     tl_rkey_t rk;
     unsigned n;
@@ -231,7 +242,7 @@ static void test_rings_notify_after_data(void **state)
     eps[1].wbuf = calloc(1, sizeof(src));
     assert_non_null(eps[1].wbuf);
     assert_int_equal(tl_mem_reg(eps[1].tl, eps[1].wbuf, sizeof(src), &mr, &rk), UT_OK);
-    for (n = 0; n < 4; n++) {
+    for (n = 0; n < 5; n++) {
         unsigned char v = (unsigned char)(0x41 + n);
         int rc;
 
@@ -243,6 +254,10 @@ static void test_rings_notify_after_data(void **state)
             progress_both();
         } while (rc == UT_ERR_NO_RESOURCE);
         assert_true(rc == UT_OK || rc == UT_INPROGRESS);
+        if (sizes[n] == 3000)
+            assert_int_equal(rc, UT_OK);
+        if (rc == UT_OK)
+            memset(src, 0xee, sizes[n]); /* done: no longer read */
         while (eps[1].nnotify < n + 1 && spins++ < 50000000)
             progress_both();
         assert_int_equal(eps[1].nnotify, n + 1);
