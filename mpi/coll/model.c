@@ -821,13 +821,61 @@ static double w_barrier_tree(const mpii_plogp_t *pp, int P, double m, double s)
     return 2.0 * (P - 1) * MSGW(1.0);
 }
 
+typedef int (*stages_fn_t)(int P);
+
 typedef struct algo_info {
     const char *name;
     unsigned flags;
     cost_fn_t cost;
-    cost_fn_t work; /* CPU time summed over the ranks (NULL: not modelled) */
-    cost_fn_t path; /* the part of it on the critical path (NULL: none counted) */
+    cost_fn_t work;     /* CPU time summed over the ranks (NULL: not modelled) */
+    cost_fn_t path;     /* the part of it on the critical path (NULL: none counted) */
+    stages_fn_t stages; /* steps that wait on one another (NULL: not counted) */
 } algo_info_t;
+
+/*
+ * Stages: the steps in a row in which a rank waits for a message before
+ * it can go on (a tree's depth, an exchange algorithm's rounds). A rank
+ * that starts late delays every stage after its own, so of two algorithms
+ * predicted alike the one with fewer stages depends less on when each
+ * rank arrives: choose() takes it within NEAR_TIE of the cheapest. bench/coll
+ * --osu (a barrier before each call: the ranks leave it in a different
+ * order each time), P = 4 over tcp;ofi_rxm, 16 KiB Bcast: binomial 23 us,
+ * flat 16 (Open MPI 10.7); from synchronised starts 18.7 and 19.4, and
+ * predicted 21.74 and 21.78.
+ */
+static int s_one(int P)
+{
+    (void)P;
+    return 1;
+}
+static int s_log(int P)
+{
+    return ceil_log2(P);
+}
+static int s_log1(int P)
+{
+    return ceil_log2(P) + 1;
+}
+static int s_2log(int P)
+{
+    return 2 * ceil_log2(P);
+}
+static int s_line(int P)
+{
+    return P - 1;
+}
+static int s_2line(int P)
+{
+    return 2 * (P - 1);
+}
+static int s_bintree(int P)
+{
+    return floor_log2(P);
+}
+static int s_scatter_allgather(int P)
+{
+    return ceil_log2(P) + P - 1;
+}
 
 typedef struct op_info {
     const char *name;
@@ -916,18 +964,19 @@ static double p_gather_binomial(const mpii_plogp_t *pp, int P, double m, double 
 }
 
 static const algo_info_t barrier_info[MPII_BARRIER_ALGO_COUNT] = {
-    [MPII_BARRIER_DISSEMINATION] = {"dissemination", 0, c_barrier_dissemination, w_barrier},
-    [MPII_BARRIER_TREE] = {"tree", 0, c_barrier_tree, w_barrier_tree},
-    [MPII_BARRIER_RELEASE] = {"release", 0, c_barrier_release, w_barrier_tree},
+    [MPII_BARRIER_DISSEMINATION] = {"dissemination", 0, c_barrier_dissemination, w_barrier, NULL, s_log},
+    [MPII_BARRIER_TREE] = {"tree", 0, c_barrier_tree, w_barrier_tree, NULL, s_2log},
+    [MPII_BARRIER_RELEASE] = {"release", 0, c_barrier_release, w_barrier_tree, NULL, s_log1},
 };
 static const algo_info_t bcast_info[MPII_BCAST_ALGO_COUNT] = {
-    [MPII_BCAST_BINOMIAL] = {"binomial", A_FANOUT | A_READ, c_bcast_binomial, w_bcast_tree, p_bcast_binomial},
-    [MPII_BCAST_FLAT] = {"flat", A_FANOUT | A_READ, c_bcast_flat, w_bcast_tree, p_fan},
-    [MPII_BCAST_CHAIN] = {"chain", A_SEG | A_FANOUT | A_READ, c_bcast_chain, w_bcast_tree, p_fan},
+    [MPII_BCAST_BINOMIAL] = {"binomial", A_FANOUT | A_READ, c_bcast_binomial, w_bcast_tree, p_bcast_binomial,
+                             s_log},
+    [MPII_BCAST_FLAT] = {"flat", A_FANOUT | A_READ, c_bcast_flat, w_bcast_tree, p_fan, s_one},
+    [MPII_BCAST_CHAIN] = {"chain", A_SEG | A_FANOUT | A_READ, c_bcast_chain, w_bcast_tree, p_fan, s_line},
     [MPII_BCAST_BINTREE] = {"bintree", A_SEG | A_FANOUT | A_READ, c_bcast_bintree, w_bcast_tree,
-                            p_bcast_bintree},
+                            p_bcast_bintree, s_bintree},
     [MPII_BCAST_SCATTER_ALLGATHER] = {"scatter_allgather", A_CNT_P, c_bcast_scatter_allgather,
-                                      w_bcast_scatter_allgather},
+                                      w_bcast_scatter_allgather, NULL, s_scatter_allgather},
 };
 static const algo_info_t reduce_info[MPII_REDUCE_ALGO_COUNT] = {
     [MPII_REDUCE_BINOMIAL] = {"binomial", A_COMM, c_reduce_binomial, w_reduce_tree},
@@ -936,19 +985,23 @@ static const algo_info_t reduce_info[MPII_REDUCE_ALGO_COUNT] = {
     [MPII_REDUCE_BINOMIAL_ORDERED] = {"binomial_ordered", 0, c_reduce_binomial, w_reduce_tree},
 };
 static const algo_info_t allreduce_info[MPII_ALLREDUCE_ALGO_COUNT] = {
-    [MPII_ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", A_COMM, c_allreduce_recursive_doubling, w_allreduce_recursive_doubling},
-    [MPII_ALLREDUCE_REDUCE_BCAST] = {"reduce_bcast", 0, c_allreduce_reduce_bcast, w_allreduce_reduce_bcast},
-    [MPII_ALLREDUCE_RABENSEIFNER] = {"rabenseifner", A_COMM | A_CNT_P2, c_allreduce_rabenseifner, w_allreduce_rabenseifner},
-    [MPII_ALLREDUCE_RING] = {"ring", A_COMM | A_CNT_P, c_allreduce_ring, w_allreduce_ring},
+    [MPII_ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", A_COMM, c_allreduce_recursive_doubling,
+                                           w_allreduce_recursive_doubling, NULL, s_log},
+    [MPII_ALLREDUCE_REDUCE_BCAST] = {"reduce_bcast", 0, c_allreduce_reduce_bcast, w_allreduce_reduce_bcast,
+                                     NULL, s_2log},
+    [MPII_ALLREDUCE_RABENSEIFNER] = {"rabenseifner", A_COMM | A_CNT_P2, c_allreduce_rabenseifner,
+                                     w_allreduce_rabenseifner, NULL, s_2log},
+    [MPII_ALLREDUCE_RING] = {"ring", A_COMM | A_CNT_P, c_allreduce_ring, w_allreduce_ring, NULL, s_2line},
 };
 static const algo_info_t scatter_info[MPII_SCATTER_ALGO_COUNT] = {
-    [MPII_SCATTER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial,
-                               p_scatter_binomial},
-    [MPII_SCATTER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan},
+    [MPII_SCATTER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial, p_scatter_binomial,
+                               s_log},
+    [MPII_SCATTER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan, s_one},
 };
 static const algo_info_t gather_info[MPII_GATHER_ALGO_COUNT] = {
-    [MPII_GATHER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial, p_gather_binomial},
-    [MPII_GATHER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan_in},
+    [MPII_GATHER_BINOMIAL] = {"binomial", A_BULK, c_scatter_binomial, w_scatter_binomial, p_gather_binomial,
+                              s_log},
+    [MPII_GATHER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan_in, s_one},
 };
 static const algo_info_t allgather_info[MPII_ALLGATHER_ALGO_COUNT] = {
     [MPII_ALLGATHER_RING] = {"ring", A_READ, c_allgather_ring, w_allgather_ring},
@@ -957,18 +1010,19 @@ static const algo_info_t allgather_info[MPII_ALLGATHER_ALGO_COUNT] = {
     [MPII_ALLGATHER_BRUCK] = {"bruck", A_BULK | A_READ, c_allgather_bruck, w_allgather_doubling},
 };
 static const algo_info_t alltoall_info[MPII_ALLTOALL_ALGO_COUNT] = {
-    [MPII_ALLTOALL_PAIRWISE] = {"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs},
-    [MPII_ALLTOALL_DIRECT] = {"direct", A_READ, c_alltoall_direct, w_alltoall_pairs},
-    [MPII_ALLTOALL_ROTATED] = {"rotated", A_READ, c_alltoall_rotated, w_alltoall_pairs},
-    [MPII_ALLTOALL_BRUCK] = {"bruck", A_BULK | A_READ, c_alltoall_bruck, w_alltoall_bruck},
+    [MPII_ALLTOALL_PAIRWISE] = {"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs, NULL, s_line},
+    [MPII_ALLTOALL_DIRECT] = {"direct", A_READ, c_alltoall_direct, w_alltoall_pairs, NULL, s_one},
+    [MPII_ALLTOALL_ROTATED] = {"rotated", A_READ, c_alltoall_rotated, w_alltoall_pairs, NULL, s_one},
+    [MPII_ALLTOALL_BRUCK] = {"bruck", A_BULK | A_READ, c_alltoall_bruck, w_alltoall_bruck, NULL, s_log},
 };
-static const algo_info_t scatterv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan}};
-static const algo_info_t gatherv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan_in}};
-static const algo_info_t allgatherv_info[] = {{"ring", A_READ, c_allgather_ring, w_allgather_ring, NULL}};
+static const algo_info_t scatterv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan, NULL}};
+static const algo_info_t gatherv_info[] = {{"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan_in, NULL}};
+static const algo_info_t allgatherv_info[] = {
+    {"ring", A_READ, c_allgather_ring, w_allgather_ring, NULL, NULL}};
 static const algo_info_t alltoallv_info[] = {
-    {"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs, NULL}};
-static const algo_info_t reduce_scatter_info[] = {{"basic", 0, c_reduce_scatter_basic, NULL, NULL}};
-static const algo_info_t scan_info[] = {{"linear", 0, c_scan_linear, NULL, NULL}};
+    {"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs, NULL, NULL}};
+static const algo_info_t reduce_scatter_info[] = {{"basic", 0, c_reduce_scatter_basic, NULL, NULL, NULL}};
+static const algo_info_t scan_info[] = {{"linear", 0, c_scan_linear, NULL, NULL, NULL}};
 
 /* clang-format off */
 #define OPI(n, t) {n, (int)(sizeof(t) / sizeof(t[0])), t}
@@ -1151,16 +1205,24 @@ typedef struct choice {
     double t, t2, seg;
 } choice_t;
 
+#define NEAR_TIE 0.03
+#define MAX_ALGOS 8
+_Static_assert(MPII_BCAST_ALGO_COUNT <= MAX_ALGOS && MPII_ALLTOALL_ALGO_COUNT <= MAX_ALGOS &&
+                   MPII_ALLREDUCE_ALGO_COUNT <= MAX_ALGOS && MPII_REDUCE_ALGO_COUNT <= MAX_ALGOS &&
+                   MPII_ALLGATHER_ALGO_COUNT <= MAX_ALGOS && MPII_BARRIER_ALGO_COUNT <= MAX_ALGOS,
+               "choose() keeps one time per algorithm");
+
 static void choose(mpii_coll_op_t op, int P, double m, long count, int commutative, choice_t *ch)
 {
     const op_info_t *o = &ops[op];
-    double crit = INFINITY;
+    double crit = INFINITY, ts[MAX_ALGOS], segs[MAX_ALGOS];
 
     ch->algo = ch->second = -1;
     ch->t = ch->t2 = INFINITY;
     ch->seg = m;
     for (int i = 0; i < o->nalgos; i++) {
         double seg, t, c;
+        ts[i] = INFINITY;
         if (!applies(&o->algos[i], P, m, count, commutative))
             continue;
         t = eval(&o->algos[i], P, m, &seg);
@@ -1181,6 +1243,23 @@ static void choose(mpii_coll_op_t op, int P, double m, long count, int commutati
         } else if (t < ch->t2) {
             ch->second = i;
             ch->t2 = t;
+        }
+        ts[i] = t;
+        segs[i] = seg;
+    }
+    /* of the algorithms predicted within NEAR_TIE, the one with fewest stages */
+    if (ch->algo >= 0 && o->algos[ch->algo].stages) {
+        int pick = ch->algo;
+        for (int i = 0; i < o->nalgos; i++)
+            if (i != pick && o->algos[i].stages && ts[i] <= ch->t * (1.0 + NEAR_TIE) &&
+                o->algos[i].stages(P) < o->algos[pick].stages(P))
+                pick = i;
+        if (pick != ch->algo) {
+            ch->second = ch->algo;
+            ch->t2 = ch->t;
+            ch->algo = pick;
+            ch->t = ts[pick];
+            ch->seg = segs[pick];
         }
     }
 }

@@ -311,6 +311,24 @@ if [ "$(nproc)" -lt 8 ] && [ -x build/bench/coll ]; then
     report $? "8 ranks on $(nproc) CPUs: Bcast 8-64 B picks '$with' with the wake-up term, '$without' without (want flat / a tree)"
 fi
 
+# near ties: of algorithms predicted within 3 % of the cheapest, the one
+# with fewest stages in a row (a rank that starts late delays each stage
+# after its own). A made-up network (g = o_s = 2 us, wake 0) at P = 4, 8
+# B: with L = 1.5 us the binomial tree (2 stages) is predicted 7.58 us,
+# flat (1 stage) 7.75: flat is taken; with L = 1 (6.58 against 7.25, 10 %
+# apart) the binomial tree still is.
+if [ -x build/bench/coll ]; then
+    near=""
+    for L in 1.5 1; do
+        printf '# mbmpi pLogP parameters v1\nL %s\nwake 0\n1 2 0.5 2\n4194304 2 0.5 2\n' "$L" >"$tmp/near.plogp"
+        near="$near$(MBMPI_PLOGP_FILE="$tmp/near.plogp" timeout -k 5 60 bin/mpirun -n 4 --timeout 60 build/bench/coll \
+            -c bcast -m 8:8 --predict-only 2>&1 | awk '$1 == 8 { t[$2] = $4 } $1 == 8 && $2 ~ /^auto/ { a = $2 }
+            END { printf "%s:%s/%s ", a, t["binomial"], t["flat"] }')"
+    done
+    [ "$near" = "auto(flat):7.58/7.75 auto(binomial):6.58/7.25 " ]
+    report $? "P = 4: Bcast near ties take the fewer stages: '$near' (want flat at 7.58/7.75, binomial at 6.58/7.25)"
+fi
+
 # P = 2: a segmented chain or binary tree is the root sending its segments
 # to the one other rank, nothing in parallel, so the model prices them
 # unsegmented, as one message like the flat tree (before, 1 MiB over mbshm
