@@ -18,8 +18,8 @@ void tl_shmem_print_provider(void *file)
     (void)file;
 }
 
-#define NMSG 2000
-#define MAXLEN 6000 /* eager limit of these endpoints: the FIFO message is 6256 bytes */
+#define NMSG 600
+#define MAXLEN 20000 /* eager limit of these endpoints: the FIFO message is 20256 bytes */
 
 typedef struct ep {
     tl_t *tl;
@@ -162,11 +162,11 @@ static void test_rings_chosen(void **state)
     assert_true(T(1)->rma);
     assert_true(T(0)->rings[1].ready);
     assert_true(T(1)->rings[0].ready);
-    assert_int_equal(T(0)->ring_len, 64 << 10); /* 4 x 6256 rounded up, at least 64 KiB */
+    assert_int_equal(T(0)->ring_len, 256 << 10); /* 2 x 8 x 20256 FIFO bytes, down to a power of 2 */
     assert_false(T(0)->rings[0].ready);         /* to itself: the FIFO */
 }
 
-/* Messages of 4-5999 bytes both ways, many laps of a 64 KiB ring: every
+/* Messages of 4-19999 bytes both ways, many laps of a 256 KiB ring: every
  * one arrives once, in order, with its bytes; small ones as inject writes,
  * up to a copy slot's size copied (done at once: the caller's buffer is
  * overwritten right away), larger ones or with every slot in flight from
