@@ -11,7 +11,8 @@
  *   7. simultaneous exchanges (both sides post and send at once), many times
  * With MBMPI_PROTOCOL=eager no REQ is ever sent and nothing is written.
  * A receive smaller than MBMPI_REQ_MIN (mbmpi's "req_min", auto: 8 KiB on
- * mbshm, 0 on libfabric) sends no REQ: its message goes eager. Paths 4-6
+ * mbshm, the largest ring record over tcp;ofi_rxm's rings, 0 on the other
+ * libfabric providers) sends no REQ: its message goes eager. Paths 4-6
  * use messages of at least req_min bytes, so they take the REQ path at any
  * setting.
  * Other MPIs run the same exchanges without the counter checks.

@@ -164,6 +164,9 @@ static void test_rings_chosen(void **state)
     assert_true(T(1)->rings[0].ready);
     assert_int_equal(T(0)->ring_len, 256 << 10); /* 2 x 8 x 20256 FIFO bytes, down to a power of 2 */
     assert_false(T(0)->rings[0].ready);         /* to itself: the FIFO */
+    /* a message a record takes is one write there: no REQ asks for less */
+    assert_int_equal(T(0)->super.caps.write_min, T(0)->super.caps.max_msg);
+    assert_int_equal(T(0)->super.caps.max_msg, MAXLEN + 256);
 }
 
 /* Messages of 4-19999 bytes both ways, many laps of a 256 KiB ring: every
