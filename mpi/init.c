@@ -76,7 +76,8 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      UT_CFG_STRING, &mpii_g.coll_read_min_str},
     {"REQ_MIN", "auto",
      "smallest receive buffer that issues a REQ (auto: the transport's smallest write that beats a FIFO "
-     "message, 8K on mbshm, 0 on libfabric)",
+     "message, 8K on mbshm, the largest ring record over tcp;ofi_rxm's rings, 0 on other libfabric "
+     "providers)",
      UT_CFG_STRING, &mpii_g.req_min_str},
     {"WRITE_CHUNK", "0", "largest single remote write (0: provider maximum)", UT_CFG_SIZE,
      &mpii_g.write_chunk},
