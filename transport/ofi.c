@@ -925,12 +925,13 @@ static int ofi_ring_put(tl_ofi_t *t, int peer, const struct iovec *iov, int iovc
     }
     stamp = ofi_ring_stamp(r->tx_salt, r->tx_pos);
     pad = (0 - len) & 7;
-    if (wlen <= t->ring_inject || ofi_bounce_peek(t, wlen)) {
+    char *slot = wlen > t->ring_inject ? ofi_bounce_peek(t, wlen) : NULL;
+    if (wlen <= t->ring_inject || slot) {
         _Alignas(16) char stack[OFI_INJECT_STACK];
         ofi_ring_hdr_t h = {
             .len = kind == RING_MSG ? (uint32_t)len : data, .kind = (uint32_t)kind, .stamp = stamp};
         size_t o = sizeof(h);
-        char *buf = wlen <= t->ring_inject ? stack : ofi_bounce_peek(t, wlen);
+        char *buf = slot ? slot : stack;
 
         memcpy(buf, &h, sizeof(h));
         if (kind == RING_MSG) {
@@ -941,7 +942,7 @@ static int ofi_ring_put(tl_ofi_t *t, int peer, const struct iovec *iov, int iovc
             memset(buf + o, 0, pad);
             memcpy(buf + o + pad, &stamp, sizeof(stamp));
         }
-        if (buf == stack)
+        if (!slot)
             rc = ofi_ring_inject(t, peer, buf, wlen, RING_HEAD + off);
         else
             rc = ofi_bounce_post(t, wlen, peer, r->tx_base + RING_HEAD + off, r->tx_key);
