@@ -16,7 +16,9 @@
  * times each algorithm once), so a drift of the machine's speed falls on
  * all of them alike. --sync barrier (the default with --osu) times
  * OSU-style instead: an MPI_Barrier before each call, each rank's mean time
- * per call (barriers excluded), the maximum over the ranks. Before the batches
+ * per call (barriers excluded), the maximum over the ranks (with --osu, as
+ * the OSU benchmarks report: the mean over the ranks as "Avg Latency", the
+ * fastest and the slowest rank's as "Min" and "Max"). Before the batches
  * one call runs with a known pattern and its result is checked (a wrong
  * result is reported and makes the exit status 1). Root 0 for the rooted
  * operations.
@@ -49,7 +51,9 @@
  *   -t SECONDS  start no new size after this long (default: no limit)
  *   --csv FILE  also write CSV: op,P,m,algo,measured_us,predicted_us,chosen
  *               (chosen: the model's pick, on the "auto" rows; --osu:
- *               size,avg_latency_us)
+ *               size,avg_latency_us,min_latency_us,max_latency_us; from
+ *               synchronised starts, --sync window, all three are the
+ *               last rank's completion)
  *   --osu       only the library's choice, OSU-style output (forced when
  *               built without MBMPI_HAVE_COLL_EXT)
  *   --sync S    window (default; not with --osu) or barrier (see above)
@@ -98,6 +102,7 @@ static int pipelined;    /* --pipelined: one barrier per batch, not per call */
 static int sync_barrier; /* --sync barrier (and --osu): a barrier before each call, OSU-style */
 static int oversub;      /* more ranks than CPUs here: waits yield */
 static int nonblocking;  /* --nonblocking: MPI_I<op> + MPI_Wait */
+static int osu_avg;      /* --osu with a barrier before each call: the mean over the ranks, as OSU */
 
 static void usage(void)
 {
@@ -330,21 +335,33 @@ static long check(long m)
     return -1;
 }
 
-/* The maximum of v over the ranks, at rank 0, by point-to-point messages so
- * that no forced collective algorithm is involved. */
-static double max_over_ranks(double v)
+/* The minimum, mean and maximum of v over the ranks, at rank 0 (elsewhere
+ * v in all three), by point-to-point messages so that no forced collective
+ * algorithm is involved. */
+static void stats_over_ranks(double v, double *lo, double *avg, double *hi)
 {
+    *lo = *avg = *hi = v;
     if (rank != 0) {
         MPI_Send(&v, 1, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
-        return v;
+        return;
     }
+    double sum = v;
     for (int r = 1; r < nprocs; r++) {
         double x;
         MPI_Recv(&x, 1, MPI_DOUBLE, r, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (x > v)
-            v = x;
+        sum += x;
+        *lo = x < *lo ? x : *lo;
+        *hi = x > *hi ? x : *hi;
     }
-    return v;
+    *avg = sum / nprocs;
+}
+
+/* The maximum of v over the ranks, at rank 0. */
+static double max_over_ranks(double v)
+{
+    double lo, avg, hi;
+    stats_over_ranks(v, &lo, &avg, &hi);
+    return hi;
 }
 
 /* Rank 0's value of v at every rank (point to point, as above). */
@@ -434,7 +451,8 @@ typedef struct {
     int bad_rc;    /* a call failed: the point is reported as failed */
     int n;         /* batches timed */
     int all_late;  /* batches in a row with every call late (rank 0) */
-    double v[1000];
+    double v[1000];            /* per batch: the slowest rank's time, or with --osu the mean over the ranks */
+    double lo[1000], hi[1000]; /* --osu: the fastest and the slowest rank's */
 } point_t;
 
 static void report_rc(point_t *pt, long m)
@@ -507,8 +525,10 @@ static void point_batch(point_t *pt, long m, long iters)
         }
         pt->rc = rc;
         report_rc(pt, m);
-        if (t >= 0.0)
+        if (t >= 0.0) {
+            pt->lo[pt->n] = pt->hi[pt->n] = t;
             pt->v[pt->n++] = t;
+        }
         return;
     }
     if (pipelined) {
@@ -528,7 +548,11 @@ static void point_batch(point_t *pt, long m, long iters)
     t /= (double)iters;
     pt->rc = rc;
     report_rc(pt, m);
-    pt->v[pt->n++] = max_over_ranks(t);
+    double avg;
+    stats_over_ranks(t, &pt->lo[pt->n], &avg, &pt->hi[pt->n]);
+    /* OSU's Avg Latency is the mean over the ranks of each one's mean */
+    pt->v[pt->n] = osu_avg ? avg : pt->hi[pt->n];
+    pt->n++;
 }
 
 /* The median batch time in microseconds at rank 0 (negative when a call
@@ -540,6 +564,15 @@ static double point_end(point_t *pt)
         return -1.0;
     }
     return pt->n > 0 ? median(pt->v, pt->n) * 1e6 : -1.0;
+}
+
+/* The medians over the batches of the fastest and the slowest rank's time
+ * (us; call after point_end) */
+static void point_range(point_t *pt, double *lo, double *hi)
+{
+    int ok = !pt->bad_rc && pt->n > 0;
+    *lo = ok ? median(pt->lo, pt->n) * 1e6 : -1.0;
+    *hi = ok ? median(pt->hi, pt->n) * 1e6 : -1.0;
 }
 
 #ifdef MBMPI_HAVE_COLL_EXT
@@ -558,14 +591,16 @@ static void share_window(point_t *pts, const int *timed, int n)
 #endif
 
 /* Check one call, then time REPS batches of ITERS calls in a row. */
-static double time_point(const char *algo, long m, long iters, int reps)
+static double time_point(const char *algo, long m, long iters, int reps, double *lo, double *hi)
 {
     static point_t pt;
 
     point_begin(&pt, algo, m);
     for (int r = 0; r < reps; r++)
         point_batch(&pt, m, iters);
-    return point_end(&pt);
+    double t = point_end(&pt);
+    point_range(&pt, lo, hi);
+    return t;
 }
 
 static void library_version(char *ver)
@@ -719,6 +754,7 @@ int main(int argc, char **argv)
 
     /* --osu times OSU-style (a barrier before each call) unless --sync window */
     sync_barrier = sync_barrier == 1 || (sync_barrier == 0 && osu);
+    osu_avg = osu && sync_barrier && !pipelined;
     oversub = nprocs > sysconf(_SC_NPROCESSORS_ONLN);
     if (!sync_barrier && !pipelined && !predict_only)
         bench_sync_clocks(MPI_COMM_WORLD, TAG_SYNC);
@@ -733,9 +769,11 @@ int main(int argc, char **argv)
         }
         if (osu) {
             printf("# mbmpi coll %s, P=%d (MPI: %s)\n", op_names[op], nprocs, ver);
-            printf("# %-10s%18s\n", "Size", "Avg Latency(us)");
+            /* the columns of the OSU benchmarks' full format (-f) */
+            printf("# %-10s%18s%18s%18s%12s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
+                   "Max Latency(us)", "Iterations");
             if (cf)
-                fprintf(cf, "size,avg_latency_us\n");
+                fprintf(cf, "size,avg_latency_us,min_latency_us,max_latency_us\n");
         } else {
             printf("# mbmpi coll %s, P=%d, provider %s, %d reps (MPI: %s)\n", op_names[op], nprocs,
                    provider(), reps, ver);
@@ -765,11 +803,11 @@ int main(int argc, char **argv)
         }
         long iters = iters_opt ? iters_opt : default_iters(m);
         if (osu) {
-            double t = time_point("library", m, iters, reps);
+            double lo, hi, t = time_point("library", m, iters, reps, &lo, &hi);
             if (rank == 0) {
-                printf("%-12ld%18.2f\n", m, t);
+                printf("%-12ld%18.2f%18.2f%18.2f%12ld\n", m, t, lo, hi, iters * reps);
                 if (cf)
-                    fprintf(cf, "%ld,%.3f\n", m, t);
+                    fprintf(cf, "%ld,%.3f,%.3f,%.3f\n", m, t, lo, hi);
                 fflush(stdout);
                 if (cf)
                     fflush(cf);

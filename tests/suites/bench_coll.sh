@@ -79,6 +79,18 @@ if timeout -k 3 70 bin/mpirun -n 2 --provider tcp --timeout 60 build/bench/coll 
 else
     nok "coll --osu over tcp" "$out"
 fi
+# OSU's full format: Avg (the mean over the ranks), Min and Max (the fastest
+# and the slowest rank's mean), Iterations; the CSV the same three times
+out=$tmp/osu3.txt
+if timeout -k 3 70 bin/mpirun -n 3 --timeout 60 build/bench/coll -c bcast --osu -m 8:8K -f 32 -r 2 -i 3 --csv $tmp/osu3.csv \
+    >"$out" 2>&1 && grep -q '^# Size  *Avg Latency(us)  *Min Latency(us)  *Max Latency(us)  *Iterations$' "$out" &&
+    [ "$(awk '/^[0-9]/ && NF == 5 && $3 <= $2 && $2 <= $4 && $3 > 0 && $5 == 6' "$out" | wc -l)" = 3 ] &&
+    [ "$(awk -F, 'NR == 1 && $0 == "size,avg_latency_us,min_latency_us,max_latency_us" { h = 1 }
+                 NR > 1 && NF == 4 && $3 <= $2 && $2 <= $4 { n++ } END { print h + 0, n + 0 }' $tmp/osu3.csv)" = "1 3" ]; then
+    ok "coll --osu: Avg, Min and Max over the ranks (Min <= Avg <= Max), CSV alike"
+else
+    nok "coll --osu Avg / Min / Max" "$out"
+fi
 out=$tmp/file.txt
 if [ -s "$f" ]; then
     if MBMPI_PLOGP_FILE=$f timeout -k 3 70 bin/mpirun -n 4 --provider shm --timeout 60 build/bench/coll -c bcast \
