@@ -102,7 +102,7 @@ static int pipelined;    /* --pipelined: one barrier per batch, not per call */
 static int sync_barrier; /* --sync barrier (and --osu): a barrier before each call, OSU-style */
 static int oversub;      /* more ranks than CPUs here: waits yield */
 static int nonblocking;  /* --nonblocking: MPI_I<op> + MPI_Wait */
-static int osu_avg;      /* --osu with a barrier before each call: the mean over the ranks, as OSU */
+static int osu_avg;      /* --osu: the mean over the ranks, as OSU (after a barrier, or --pipelined) */
 
 static void usage(void)
 {
@@ -754,7 +754,7 @@ int main(int argc, char **argv)
 
     /* --osu times OSU-style (a barrier before each call) unless --sync window */
     sync_barrier = sync_barrier == 1 || (sync_barrier == 0 && osu);
-    osu_avg = osu && sync_barrier && !pipelined;
+    osu_avg = osu; /* the window (--sync window) times the last rank alone */
     oversub = nprocs > sysconf(_SC_NPROCESSORS_ONLN);
     if (!sync_barrier && !pipelined && !predict_only)
         bench_sync_clocks(MPI_COMM_WORLD, TAG_SYNC);
