@@ -25,6 +25,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,36 @@ static struct {
     uint32_t (*version)(void);
 } lf;
 
+/*
+ * Signal dispositions. Loading Debian's libfabric runs libinfinipath.so.4's
+ * constructor, which replaces the handlers of SIGINT, SIGILL, SIGABRT,
+ * SIGBUS, SIGSEGV and SIGTERM with its own: a crash then wrote a backtrace
+ * file (<prog>.<n>s-<pid>,<host>.btr) into the working directory and exited
+ * with status 1, so mpirun reported "exited with status 1" instead of the
+ * signal, and a handler the program had set before MPI_Init was gone;
+ * opening a psm2/psm3 domain installs some of them again. mbmpi installs
+ * none, so whatever the program had is put back after each libfabric call
+ * that may load or initialise a provider (tests/mpi/sig_handlers).
+ */
+static const int lf_sig_list[] = {SIGINT, SIGQUIT, SIGILL,  SIGTRAP, SIGABRT,
+                                  SIGBUS, SIGFPE,  SIGSEGV, SIGTERM, SIGSYS};
+#define LF_NSIG (sizeof(lf_sig_list) / sizeof(lf_sig_list[0]))
+typedef struct {
+    struct sigaction act[LF_NSIG];
+} lf_sigs_t;
+
+static void lf_sigs_save(lf_sigs_t *s)
+{
+    for (size_t i = 0; i < LF_NSIG; i++)
+        sigaction(lf_sig_list[i], NULL, &s->act[i]);
+}
+
+static void lf_sigs_restore(const lf_sigs_t *s)
+{
+    for (size_t i = 0; i < LF_NSIG; i++)
+        sigaction(lf_sig_list[i], &s->act[i], NULL);
+}
+
 static int lf_load(void)
 {
     void *h;
@@ -142,7 +173,11 @@ static int lf_load(void)
 
         if (!path || !*path)
             path = "libfabric.so.1";
+        lf_sigs_t sigs;
+
+        lf_sigs_save(&sigs);
         h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        lf_sigs_restore(&sigs);
         if (!h) {
             snprintf(lf.why, sizeof(lf.why), "%s", dlerror());
         } else {
@@ -224,6 +259,7 @@ static int ofi_getinfo(const char *prov, struct fi_info **info_p)
 static int ofi_getinfo_named(const char *prov, const char *node, struct fi_info **info_p)
 {
     struct fi_info *hints, *info = NULL;
+    lf_sigs_t sigs;
     int rc;
 
     rc = lf_load();
@@ -249,7 +285,9 @@ static int ofi_getinfo_named(const char *prov, const char *node, struct fi_info 
             return UT_ERR_NO_MEMORY;
         }
     }
+    lf_sigs_save(&sigs);
     rc = lf.getinfo(FI_VERSION(1, 9), node, NULL, node ? FI_SOURCE : 0, hints, &info);
+    lf_sigs_restore(&sigs);
     lf.freeinfo(hints);
     if (rc || !info) {
         ut_error("no libfabric provider %s offers RDM + RMA + multi-recv here: %s", prov ? prov : "(any)",
@@ -413,6 +451,7 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE, .size = 0};
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)params->size};
     size_t min_free = params->min_fifo_free;
+    lf_sigs_t sigs;
     tl_ofi_t *t;
     int rc, i;
 
@@ -477,6 +516,7 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
         goto err_free;
     }
 
+    lf_sigs_save(&sigs);
     rc = lf.fabric(t->info->fabric_attr, &t->fabric, NULL);
     if (!rc)
         rc = fi_domain(t->fabric, t->info, &t->domain, NULL);
@@ -492,6 +532,7 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
         rc = fi_ep_bind(t->ep, &t->av->fid, 0);
     if (!rc)
         rc = fi_enable(t->ep);
+    lf_sigs_restore(&sigs);
     if (rc) {
         ut_error("libfabric %s: opening the endpoint failed: %s", t->info->fabric_attr->prov_name,
                  lf.strerror(-rc));
