@@ -13,6 +13,7 @@
  */
 #include "coll.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,6 +239,46 @@ static const allreduce_fn_t allreduce_algos[MPII_ALLREDUCE_ALGO_COUNT] = {
 };
 
 /*
+ * A Bcast's buffers need only equal type signatures (MPI 4.0 6.4): the root
+ * may send one element of a 4 KiB type that the others receive as 1024
+ * MPI_INTs. So every rank chooses from the byte count alone (the same
+ * everywhere; a count would differ), and an algorithm that splits the
+ * message (segments, or a block per rank) splits bytes: a contiguous buffer
+ * goes as MPI_BYTE in place, any other is packed into scratch at the root
+ * and unpacked at the others. Flat and binomial trees move the whole
+ * message in the caller's type. Splits of more than INT_MAX bytes are out
+ * of the algorithms' int counts: binomial then, on every rank alike.
+ */
+static int bcast_run(void *buf, int count, MPI_Datatype dt, int root, mpii_comm_t *c, int *algo_p)
+{
+    const mpii_datatype_t *d = mpii_datatype_get(dt);
+    size_t bytes = (size_t)count * d->size, seg;
+    int algo =
+        mpii_coll_select(MPII_COLL_BCAST, c, bytes, bytes > LONG_MAX ? LONG_MAX : (long)bytes, 1, &seg);
+    int segb = mpii_coll_seg_elems(seg, 1);
+    char *tmp;
+    int rc;
+
+    if (algo != MPII_BCAST_BINOMIAL && algo != MPII_BCAST_FLAT && bytes > INT_MAX)
+        algo = MPII_BCAST_BINOMIAL;
+    *algo_p = algo;
+    if (algo == MPII_BCAST_BINOMIAL || algo == MPII_BCAST_FLAT)
+        return bcast_algos[algo](buf, count, dt, root, segb, c);
+    if (d->contig)
+        return bcast_algos[algo](mpii_coll_at(buf, d->true_lb), (int)bytes, MPI_BYTE, root, segb, c);
+    tmp = mpii_scratch_alloc(bytes);
+    if (tmp == NULL)
+        return MPI_ERR_NO_MEM;
+    if (c->rank == root)
+        mpii_datatype_pack(buf, (size_t)count, d, tmp);
+    rc = bcast_algos[algo](tmp, (int)bytes, MPI_BYTE, root, segb, c);
+    if (rc == MPI_SUCCESS && c->rank != root)
+        mpii_datatype_unpack(tmp, bytes, buf, (size_t)count, d);
+    mpii_scratch_free(tmp);
+    return rc;
+}
+
+/*
  * MPII_ALLREDUCE_REDUCE_BCAST: reduce to rank 0 with whatever the model
  * picks (rank order kept for non-commutative ops), then broadcast from 0.
  * Cost: T_reduce(m) + T_bcast(m). Composed of two algorithms, so it has no
@@ -260,8 +301,7 @@ static int allreduce_reduce_bcast(const void *sendbuf, void *recvbuf, int count,
     rc = reduce_algos[ralgo](sbuf, recvbuf, count, dt, op, 0, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    balgo = mpii_coll_select(MPII_COLL_BCAST, comm, bytes, count, 1, &seg);
-    return bcast_algos[balgo](recvbuf, count, dt, 0, mpii_coll_seg_elems(seg, esize), comm);
+    return bcast_run(recvbuf, count, dt, 0, comm, &balgo);
 }
 
 /* ------------------------------------------------------------------ */
@@ -330,7 +370,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 {
     static const char fn[] = "MPI_Bcast";
     mpii_comm_t *c;
-    size_t bytes, seg;
+    size_t bytes;
     int algo, rc;
 
     MPII_CHECK_INIT(fn);
@@ -350,9 +390,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     bytes = (size_t)count * mpii_datatype_get(datatype)->size;
     if (bytes == 0)
         return MPI_SUCCESS; /* a type without data: nothing to move */
-    algo = mpii_coll_select(MPII_COLL_BCAST, c, bytes, count, 1, &seg);
-    rc = bcast_algos[algo](buffer, count, datatype, root,
-                           mpii_coll_seg_elems(seg, mpii_datatype_get(datatype)->size), c);
+    rc = bcast_run(buffer, count, datatype, root, c, &algo);
     if (rc != MPI_SUCCESS)
         return mpii_err(c, rc, fn, "%s bcast of %zu bytes from root %d failed: %s",
                         mpii_coll_algo_name(MPII_COLL_BCAST, algo), bytes, root, mpii_error_class_string(rc));

@@ -28,7 +28,7 @@ tally() {
 tests/mpi/run.sh --src tests/coll --manifest tests/coll/manifest --providers shm --timeout 120 | tee "$tmp/shm"
 tally "$tmp/shm" "shm run"
 tests/mpi/run.sh --src tests/coll --manifest tests/coll/manifest --providers tcp --timeout 120 \
-    --filter '^(coll_(algos|isolation|placement)|barrier_sync|nbc|pcoll|neighbor) np=(3|4)$' | tee "$tmp/tcp"
+    --filter '^(coll_(algos|isolation|placement)|barrier_sync|bcast_types|nbc|pcoll|neighbor) np=(3|4)$' | tee "$tmp/tcp"
 tally "$tmp/tcp" "tcp run"
 
 # MBMPI_PLOGP_FILE: the shipped files load; malformed ones fail MPI_Init
