@@ -706,8 +706,10 @@ static int do_io(MPI_File fh, file_t *f, int wr, const void *buf, int count, MPI
         return FERR(fh, f, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype %d", datatype);
     if (offset < 0)
         return FERR(fh, f, MPI_ERR_ARG, fn, "negative offset %lld", (long long)offset);
-    if (wr ? (f->amode & MPI_MODE_RDONLY) != 0 : (f->amode & MPI_MODE_WRONLY) != 0)
-        return FERR(fh, f, MPI_ERR_ACCESS, fn, "the file is open %s", wr ? "read-only" : "write-only");
+    if (wr && (f->amode & MPI_MODE_RDONLY))
+        return FERR(fh, f, MPI_ERR_READ_ONLY, fn, "the file is open read-only");
+    if (!wr && (f->amode & MPI_MODE_WRONLY))
+        return FERR(fh, f, MPI_ERR_ACCESS, fn, "the file is open write-only");
     dt = mpii_datatype_get(datatype);
     len = (size_t)count * dt->size;
     if (len % f->esize)

@@ -221,6 +221,10 @@ static void pointers(void)
     rec[0] = rec[1] = -1;
     MPI_CHECK(MPI_File_read_ordered(fh, rec, 2, MPI_INT, &st));
     CHECK(rec[0] == rank && rec[1] == 1, "read_ordered gave %d %d", rec[0], rec[1]);
+    /* writing a file opened read-only: MPI_ERR_READ_ONLY, as set_size says
+     * (MPICH and Open MPI alike), not MPI_ERR_ACCESS */
+    ECLASS(MPI_File_write_at(fh, 0, &x, 1, MPI_INT, &st), MPI_ERR_READ_ONLY);
+    ECLASS(MPI_File_write(fh, &x, 1, MPI_INT, &st), MPI_ERR_READ_ONLY);
     /* nonblocking and split collective reads of the same records */
     MPI_CHECK(MPI_File_iread_at(fh, (MPI_Offset)(2 * size + 2 * rank) * sizeof(int), rec, 2, MPI_INT, &rq));
     MPI_CHECK(MPI_Wait(&rq, &st));
