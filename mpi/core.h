@@ -104,6 +104,9 @@ void mpii_progress_wait(volatile int *done);
 /* One round of a wait loop that made no progress (idle counts them; the
  * caller resets it to 0 on progress): poll, then yield, then sleep. */
 void mpii_idle_wait(long *idle);
+/* Write out what the program's C streams and Fortran units hold (before the
+ * process ends with _exit: MPI_Abort, a fatal error). */
+void mpii_flush_output(void);
 /* One progress round: the transport, then (outside a coroutine) the
  * nonblocking collectives whose awaited operation completed. Returns the
  * number of events. */

@@ -48,7 +48,7 @@ int mpii_errhandler_valid(MPI_Errhandler h)
 
 __attribute__((noreturn)) static void err_fatal(int errcode, const char *msg)
 {
-    fflush(stdout);
+    mpii_flush_output();
     fprintf(stderr, "mbmpi: rank %d: %s (%s); aborting the job (MPI_ERRORS_ARE_FATAL)\n", mpii_g.rank, msg,
             mpii_error_class_string(errcode));
     if (mpii_g.boot)

@@ -467,6 +467,14 @@ static int mpi_init_common(void)
     mpii_g.rank = boot_rank(mpii_g.boot);
     mpii_g.size = boot_size(mpii_g.boot);
     ut_log_rank = mpii_g.rank;
+    /* A rank whose stdout is a file or a pipe holds its output in a full
+     * stdio buffer, lost when a peer's MPI_Abort or crash ends the job (the
+     * ranks are then killed) and written in pieces that cut other ranks'
+     * lines. Line by line, as Open MPI's ranks write to their pseudo
+     * terminal. (bin/mpirun sets GFORTRAN_UNBUFFERED_PRECONNECTED for
+     * Fortran's units alike.) */
+    if (mpii_g.size > 1 && !isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
     if (mpii_g.size > 1) {
         rc = transport_open();
         if (rc != UT_OK)
@@ -797,13 +805,24 @@ int MPI_Finalize(void)
     return MPI_SUCCESS;
 }
 
+/* gfortran's FLUSH without a unit number flushes every unit; the reference
+ * is weak, NULL unless the program links libgfortran (a Fortran program) */
+extern void _gfortran_flush_i4(int *unit) __attribute__((weak));
+
+void mpii_flush_output(void)
+{
+    fflush(NULL);
+    if (_gfortran_flush_i4)
+        _gfortran_flush_i4(NULL);
+}
+
 int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     char msg[128];
 
     (void)comm;
     snprintf(msg, sizeof(msg), "MPI_Abort(comm %d, %d) called by rank %d", comm, errorcode, mpii_g.rank);
-    fflush(stdout);
+    mpii_flush_output();
     if (mpii_g.boot)
         boot_abort(mpii_g.boot, errorcode, msg);
     fprintf(stderr, "mbmpi: %s\n", msg);

@@ -204,7 +204,7 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
     const rank_proc_t *p = &job->ranks[r];
     size_t n = 0;
 
-    if (max < 12)
+    if (max < 13)
         return 0;
     env[n++] = xstrdup_printf("MBMPI_RANK=%d", r);
     env[n++] = xstrdup_printf("MBMPI_SIZE=%d", job->n);
@@ -220,6 +220,13 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
         env[n++] = xstrdup_printf("MBMPI_PROVIDER=%s", job->provider);
     if (job->bind)
         env[n++] = xstrdup_printf("MBMPI_BIND=%s", job->bind);
+    /* gfortran buffers stdout and stderr unless they are terminals: what a
+     * rank had written was lost when the job ended it (a peer's MPI_Abort
+     * or crash), and pieces of lines interleaved. Unbuffered, as under Open
+     * MPI's pseudo terminals; the rank's own setting wins (MPI_Init makes C
+     * stdout line buffered likewise). */
+    if (!getenv("GFORTRAN_UNBUFFERED_PRECONNECTED"))
+        env[n++] = xstrdup_printf("GFORTRAN_UNBUFFERED_PRECONNECTED=y");
     return n;
 }
 
