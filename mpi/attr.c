@@ -421,7 +421,13 @@ int mpii_comm_get_attr_lang(MPI_Comm comm, int comm_keyval, void *attribute_val,
     case MPI_HOST: *(int **)attribute_val = &host; return MPI_SUCCESS;
     case MPI_IO: *(int **)attribute_val = &io; return MPI_SUCCESS;
     case MPI_WTIME_IS_GLOBAL: *(int **)attribute_val = &wtime_global; return MPI_SUCCESS;
-    case MPI_APPNUM: *(int **)attribute_val = &appnum; return MPI_SUCCESS;
+    case MPI_APPNUM: {
+        /* the program's index on bin/mpirun's command line (MPMD: "a : b") */
+        const char *e = getenv("MBMPI_APPNUM");
+        appnum = e ? atoi(e) : 0;
+        *(int **)attribute_val = &appnum;
+        return MPI_SUCCESS;
+    }
     case MPI_UNIVERSE_SIZE:
         universe = mpii_g.size;
         *(int **)attribute_val = &universe;

@@ -150,6 +150,7 @@ static const char *const mpi_cfg_extra[] = {
     "MBMPI_LOG",
     "MBMPI_TIMEOUT",
     "MBMPI_JOBID",
+    "MBMPI_APPNUM",
     "MBMPI_SHM_CMA",
     "MBMPI_SHM_RING",
     "MBMPI_SHM_AHEAD",

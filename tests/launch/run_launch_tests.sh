@@ -142,6 +142,21 @@ if timeout 30 "$MPIRUN" -n 4 --host localhost,fakehost --launch-agent 'env PROBE
 else
     notok "--host with a launch agent (block placement)" "$dir/out"
 fi
+# MPMD: "a : -n 2 b : c" is one job of 4 ranks, each program with its own
+# arguments, MPI_APPNUM the program's index (MPI 4.0 11.5.2)
+newdir mpmd
+mp="$top/build/tests/launch/mpmd"
+if ! "$top/bin/mpicc" -O2 -o "$mp" tests/launch/mpmd.c 2>"$dir/err"; then
+    notok "MPMD: build" "$dir/err"
+elif timeout 60 "$MPIRUN" -n 1 "$mp" first : -n 2 "$mp" second : "$mp" >"$dir/out" 2>"$dir/err" &&
+    [ "$(sort "$dir/out" | tr '\n' '|')" = "mpmd rank 0 size 4 appnum 0 arg first sum 6|mpmd rank 1 size 4 appnum 1 arg second sum 6|mpmd rank 2 size 4 appnum 1 arg second sum 6|mpmd rank 3 size 4 appnum 2 arg - sum 6|" ]; then
+    ok "MPMD: a : -n 2 b : c runs one job of 4 ranks with MPI_APPNUM 0, 1, 1, 2"
+else
+    notok "MPMD: a : -n 2 b : c runs one job of 4 ranks with MPI_APPNUM 0, 1, 1, 2" "$dir/out"
+    sed 's/^/#   /' "$dir/err"
+fi
+run "MPMD: nothing after ':'" 2 "no program to run after ':'" "$MPIRUN" -n 1 "$PROBE" ok :
+
 # MBMPI_PROVIDER=auto with ranks on two hosts (a launch agent that runs
 # locally) opens the network default: net where this libfabric has it
 # (bin/mbmpi_info lists it), else tcp;ofi_rxm.

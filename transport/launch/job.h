@@ -25,6 +25,12 @@ typedef struct rank_proc {
     int local_size;
 } rank_proc_t;
 
+/* One app context of the command line (MPMD: "prog1 : -n 2 prog2") */
+typedef struct job_app {
+    int n;       /* its ranks, after those of the contexts before it */
+    char **argv; /* its program and arguments, NULL-terminated */
+} job_app_t;
+
 typedef enum job_state {
     JOB_RUNNING,
     JOB_ENDING,               /* SIGTERM sent, waiting for the ranks to go */
@@ -42,7 +48,8 @@ typedef struct job {
     const char *agent;
     double timeout_s;
     const char *store_addr;
-    char **prog_argv;
+    job_app_t *apps; /* the program(s): one app context or several */
+    int napps;
     /* state */
     pid_t self;
     pid_t pgid;
@@ -64,7 +71,7 @@ typedef struct job {
     int64_t timeout_deadline; /* -1: none */
 } job_t;
 
-/* options.c: parses argv into job (options and prog_argv). Returns 0, or the
+/* options.c: parses argv into job (options and apps; it cuts argv at each ':'). Returns 0, or the
  * exit code of a usage error (message printed). */
 int job_parse_args(job_t *job, int argc, char **argv);
 

@@ -13,6 +13,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: mpirun [-n|-np N] [--provider NAME] [-x VAR[=VAL]]... [--host a,b,...]\n"
                "              [--launch-agent 'CMD {host}'] [--store-addr ADDR] [--timeout SEC]\n"
                "              [--bind-to core|none] [--oversubscribe] [--] prog [args...]\n"
+               "              [: [-n N] [--] prog2 [args...]]...\n"
                "  -n, -np N            number of ranks (default: number of --host entries, else 1)\n"
                "  --provider NAME      sets MBMPI_PROVIDER=NAME for the ranks: mbshm (one host,\n"
                "                       the default there), net (between hosts, the default\n"
@@ -28,7 +29,9 @@ static void usage(FILE *f)
                "                       address when some host is not local)\n"
                "  --timeout SEC        end the job after SEC seconds, exit 124 (env MBMPI_TIMEOUT)\n"
                "  --bind-to core|none  pin each rank to one CPU, or not (sets MBMPI_BIND; default:\n"
-               "                       core, round robin, when a host runs 2 or more ranks)\n");
+               "                       core, round robin, when a host runs 2 or more ranks)\n"
+               "  : ...                another program in the same job (MPMD): its -n ranks follow\n"
+               "                       the ranks before it; MPI_APPNUM numbers the programs\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -107,17 +110,18 @@ static int split_hosts(job_t *job, const char *list)
     return 1;
 }
 
-int job_parse_args(job_t *job, int argc, char **argv)
+/* The options of one app context, from argv[*ip] up to its program. *n_p:
+ * its -n (0: not given). Returns 0, or a usage error's exit code. */
+static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
 {
-    int i;
-    long n = 0;
-    const char *val, *env;
-
     static const char *const names[] = {"np", "n", "provider", "x", "host", "H", "launch-agent", "timeout",
                                         "store-addr", "bind-to"};
     size_t k, nnames = sizeof(names) / sizeof(names[0]);
+    const char *val;
+    long n = 0;
+    int i;
 
-    for (i = 1; i < argc; i++) {
+    for (i = *ip; i < argc; i++) {
         const char *a = argv[i], *name = NULL;
 
         if (!strcmp(a, "--")) {
@@ -189,17 +193,68 @@ int job_parse_args(job_t *job, int argc, char **argv)
             job->store_addr = val;
         }
     }
-    if (i >= argc) {
-        fprintf(stderr, "mpirun: no program to run\n");
-        usage(stderr);
-        return 2;
+    *ip = i;
+    *n_p = n;
+    return 0;
+}
+
+/*
+ * Several programs in one job (MPMD, MPI 4.0 11.5.2's mpiexec form):
+ * "mpirun -n 1 ./a : -n 3 ./b args" runs ranks 0 of a and 1..3 of b in one
+ * MPI_COMM_WORLD; each rank's MPI_APPNUM is its app context's index. The
+ * options of every context apply to the whole job, except -n (default 1
+ * in a job of several contexts). A ':' alone ends a context's arguments.
+ */
+int job_parse_args(job_t *job, int argc, char **argv)
+{
+    int i = 1, rc;
+    long n = 0, total = 0;
+    const char *env;
+
+    for (;;) {
+        int start;
+        job_app_t *apps;
+
+        rc = parse_opts(job, argc, argv, &i, &n);
+        if (rc)
+            return rc;
+        if (i >= argc || !strcmp(argv[i], ":")) {
+            fprintf(stderr, "mpirun: no program to run%s\n", job->napps ? " after ':'" : "");
+            usage(stderr);
+            return 2;
+        }
+        start = i;
+        while (i < argc && strcmp(argv[i], ":"))
+            i++;
+        apps = realloc(job->apps, (job->napps + 1) * sizeof(*apps));
+        if (!apps)
+            return 1;
+        job->apps = apps;
+        job->apps[job->napps].n = (int)n;
+        job->apps[job->napps].argv = argv + start;
+        job->napps++;
+        total += n ? n : 1;
+        if (total > MAX_RANKS) {
+            fprintf(stderr, "mpirun: more than %d ranks\n", MAX_RANKS);
+            return 2;
+        }
+        if (i >= argc)
+            break;
+        argv[i++] = NULL; /* the ':' ends this context's argv */
     }
-    job->prog_argv = argv + i;
     if (job->hosts && job->nhosts == 0) {
         fprintf(stderr, "mpirun: empty --host list\n");
         return 2;
     }
-    job->n = n ? (int)n : (job->nhosts ? (int)job->nhosts : 1);
+    if (job->napps == 1) {
+        job->n = n ? (int)n : (job->nhosts ? (int)job->nhosts : 1);
+        job->apps[0].n = job->n;
+    } else {
+        for (int k = 0; k < job->napps; k++)
+            if (job->apps[k].n == 0)
+                job->apps[k].n = 1;
+        job->n = (int)total;
+    }
     if (!job->agent)
         job->agent = "ssh {host}";
     if (job->timeout_s == 0 && (env = getenv("MBMPI_TIMEOUT")) && *env) {

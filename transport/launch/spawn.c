@@ -198,13 +198,25 @@ static char *xstrdup_printf(const char *fmt, ...)
     return s;
 }
 
+/* The app context rank r runs (its program, and its MPI_APPNUM) */
+static int rank_app(const job_t *job, int r)
+{
+    int k = 0;
+
+    while (k + 1 < job->napps && r >= job->apps[k].n) {
+        r -= job->apps[k].n;
+        k++;
+    }
+    return k;
+}
+
 /* The MBMPI_* variables of rank r, as "NAME=VALUE" strings. */
 static size_t rank_env(const job_t *job, int r, char **env, size_t max)
 {
     const rank_proc_t *p = &job->ranks[r];
     size_t n = 0;
 
-    if (max < 13)
+    if (max < 14)
         return 0;
     env[n++] = xstrdup_printf("MBMPI_RANK=%d", r);
     env[n++] = xstrdup_printf("MBMPI_SIZE=%d", job->n);
@@ -216,6 +228,7 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
     env[n++] = xstrdup_printf("MBMPI_ALL_LOCAL=%d", job->all_local);
     /* Names this job's files (transport/shmem.c segments, removed by mpirun at the end). */
     env[n++] = xstrdup_printf("MBMPI_JOBID=%s", job->jobid);
+    env[n++] = xstrdup_printf("MBMPI_APPNUM=%d", rank_app(job, r));
     if (job->provider)
         env[n++] = xstrdup_printf("MBMPI_PROVIDER=%s", job->provider);
     if (job->bind)
@@ -235,6 +248,7 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
 static void child_exec(const job_t *job, int r, int errfd)
 {
     const rank_proc_t *p = &job->ranks[r];
+    char **prog_argv = job->apps[rank_app(job, r)].argv;
     static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
     sigset_t none;
     size_t i, nenv;
@@ -270,14 +284,14 @@ static void child_exec(const job_t *job, int r, int errfd)
         for (i = 0; i < job->nx; i++)
             if (strchr(job->xvars[i], '='))
                 putenv(job->xvars[i]);
-        execvp(job->prog_argv[0], job->prog_argv);
+        execvp(prog_argv[0], prog_argv);
     } else {
         /* AGENT-WORDS env VAR=VAL... prog args */
         size_t nargs = 0, cap, nprog;
         char **argv, *agent = strdup(job->agent), *save = NULL, *w;
         int quote;
 
-        for (nprog = 0; job->prog_argv[nprog]; nprog++)
+        for (nprog = 0; prog_argv[nprog]; nprog++)
             ;
         cap = strlen(job->agent) + 2 + nenv + job->nx + nprog + 1;
         argv = calloc(cap, sizeof(*argv));
@@ -309,7 +323,7 @@ static void child_exec(const job_t *job, int r, int errfd)
                 argv[nargs++] = xstrdup_printf("%s=%s", job->xvars[i], getenv(job->xvars[i]));
         }
         for (i = 0; i < nprog; i++) {
-            char *a = job->prog_argv[i];
+            char *a = prog_argv[i];
             char cwd[4096];
             /* a relative path with a '/' means "from here": the agent may
              * start elsewhere (ssh: the home directory) */
@@ -367,7 +381,8 @@ int job_launch_rank(job_t *job, int r)
             fprintf(stderr, "mpirun: cannot execute the launch agent for rank %d ('%s'): %s\n", r, job->agent,
                     strerror(e));
         else
-            fprintf(stderr, "mpirun: cannot execute '%s': %s\n", job->prog_argv[0], strerror(e));
+            fprintf(stderr, "mpirun: cannot execute '%s': %s\n", job->apps[rank_app(job, r)].argv[0],
+                    strerror(e));
         return 0;
     }
     return 1;
