@@ -93,15 +93,16 @@ enum {
 enum {
     PR_IDLE = 0,
     /* receive */
-    PR_POSTED,               /* in the posted list (maybe with a REQ out) */
-    PR_WAIT_DATA,            /* matched an RTS (or REQ used): waiting for writes */
-    PR_CANCELING,            /* removed from matching, REQ being withdrawn */
+    PR_POSTED,      /* in the posted list (maybe with a REQ out) */
+    PR_WAIT_DATA,   /* matched an RTS (or REQ used): waiting for writes */
+    PR_WAIT_EXPOSE, /* matched an RTS; its buffer waits for a registration (expose_wait) */
+    PR_CANCELING,   /* removed from matching, REQ being withdrawn */
     /* send */
     PS_WAIT_CTS,
     PS_WRITING,
     PS_EAGER,
-    PS_SELF,                 /* self rendezvous: waits for a local receive */
-    PS_CANCELING,            /* an eager send being cancelled: waits for SCANCEL_ACK */
+    PS_SELF,      /* self rendezvous: waits for a local receive */
+    PS_CANCELING, /* an eager send being cancelled: waits for SCANCEL_ACK */
     P_DONE,
 };
 
@@ -263,6 +264,7 @@ struct proto {
     proto_params_t prm;
     proto_peer_t *peers;
     ut_list_t posted;
+    ut_list_t expose_wait; /* PR_WAIT_EXPOSE receives, in match order (rts_expose_cts) */
     ut_list_t unexp;
     ut_list_t unexp_free; /* recycled proto_unexp_t entries */
     int nunexp_free;
@@ -347,6 +349,7 @@ int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p)
             goto err_free;
     }
     ut_list_init(&p->posted);
+    ut_list_init(&p->expose_wait);
     ut_list_init(&p->unexp);
     ut_list_init(&p->unexp_free);
     if (m) {
@@ -645,6 +648,84 @@ static size_t eager_cost(size_t len)
     return len + sizeof(proto_env_t) + sizeof(mbcf_hdr_t);
 }
 
+/*
+ * The write path of an RTS's answer: expose r's buffer and send the CTS.
+ * When the transport has no registration left (mbshm's table holds 16384:
+ * 20000 small Isends past the eager credits each came as an RTS, and the
+ * receives past the table's size failed, and their sends with them), r
+ * waits in expose_wait, in match order, until completed receives give
+ * registrations back (proto_progress retries); a sender only waits longer
+ * for its CTS. Other failures refuse the send (CTS_REFUSED).
+ */
+static void rts_expose_cts(proto_t *p, proto_req_t *r, uint64_t sreq)
+{
+    size_t wlen = r->st_len < r->len ? r->st_len : r->len;
+    proto_cts_t cts = {0};
+    int rc;
+
+    cts.sreq = sreq;
+    cts.chunk = mbcf_write_chunk(p->m);
+    if (wlen) {
+        rc = proto_expose(p, r, wlen);
+        if (rc == UT_ERR_NO_RESOURCE) {
+            r->state = PR_WAIT_EXPOSE;
+            r->wait_sreq = sreq;
+            ut_list_push_back(&p->expose_wait, &r->link);
+            return;
+        }
+        if (rc != UT_OK) {
+            /* Tell the sender (CTS_REFUSED) so it does not wait forever. */
+            ut_error("exposing a %zu-byte receive buffer failed: %s", wlen, ut_status_str(rc));
+            cts.flags = CTS_REFUSED;
+            mbcf_fifo_send(p->m, r->peer, PROTO_T_CTS, &cts, sizeof(cts), NULL, 0, NULL);
+            r->st_err = rc;
+            proto_recv_complete(p, r);
+            return;
+        }
+        r->chunks_expected = nchunks(wlen, mbcf_write_chunk(p->m));
+        cts.notify = nw_make(p, r->slot);
+        cts.rkey = r->region.desc;
+    } else {
+        /* Nothing to write: the sender answers with WDONE only. */
+        rc = slot_alloc(&p->slots, &p->nslots, &p->free_slots, &p->nfree_slots, r, &r->slot);
+        if (rc != UT_OK) {
+            r->st_err = rc;
+            proto_recv_complete(p, r);
+            return;
+        }
+        r->chunks_expected = 0;
+        cts.notify = nw_make(p, r->slot);
+    }
+    r->state = PR_WAIT_DATA;
+    rc = mbcf_fifo_send(p->m, r->peer, PROTO_T_CTS, &cts, sizeof(cts), NULL, 0, NULL);
+    if (rc != UT_OK) {
+        r->st_err = rc;
+        proto_recv_complete(p, r);
+    }
+}
+
+/* Retry the exposures that waited for a registration, oldest first; stop
+ * at the first that still cannot have one. */
+static int expose_wait_retry(proto_t *p)
+{
+    int n = 0;
+
+    while (!ut_list_empty(&p->expose_wait)) {
+        proto_req_t *r = ut_container_of(p->expose_wait.next, proto_req_t, link);
+
+        ut_list_del(&r->link);
+        rts_expose_cts(p, r, r->wait_sreq);
+        if (r->state == PR_WAIT_EXPOSE) {
+            /* still none: back to the head, keeping the order */
+            ut_list_del(&r->link);
+            ut_list_push_front(&p->expose_wait, &r->link);
+            break;
+        }
+        n++;
+    }
+    return n;
+}
+
 /* Answer an RTS that matched r: read the payload where the sender exposed
  * it for that (RTS_READ; the CTS then only tells it the send is done),
  * else expose and send CTS. */
@@ -683,36 +764,7 @@ static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, s
             ut_warn("reading a %zu-byte message from rank %d failed (%s); asking it to write", wlen, peer,
                     ut_status_str(rc));
     }
-    if (wlen) {
-        rc = proto_expose(p, r, wlen);
-        if (rc != UT_OK) {
-            /* Tell the sender (CTS_REFUSED) so it does not wait forever. */
-            ut_error("exposing a %zu-byte receive buffer failed: %s", wlen, ut_status_str(rc));
-            cts.flags = CTS_REFUSED;
-            mbcf_fifo_send(p->m, peer, PROTO_T_CTS, &cts, sizeof(cts), NULL, 0, NULL);
-            r->st_err = rc;
-            proto_recv_complete(p, r);
-            return;
-        }
-        r->chunks_expected = nchunks(wlen, mbcf_write_chunk(p->m));
-        cts.notify = nw_make(p, r->slot);
-        cts.rkey = r->region.desc;
-    } else {
-        /* Nothing to write: the sender answers with WDONE only. */
-        rc = slot_alloc(&p->slots, &p->nslots, &p->free_slots, &p->nfree_slots, r, &r->slot);
-        if (rc != UT_OK) {
-            r->st_err = rc;
-            proto_recv_complete(p, r);
-            return;
-        }
-        r->chunks_expected = 0;
-        cts.notify = nw_make(p, r->slot);
-    }
-    rc = mbcf_fifo_send(p->m, peer, PROTO_T_CTS, &cts, sizeof(cts), NULL, 0, NULL);
-    if (rc != UT_OK) {
-        r->st_err = rc;
-        proto_recv_complete(p, r);
-    }
+    rts_expose_cts(p, r, sreq);
 }
 
 /* A FIFO message (eager or RTS) whose turn has come: match or queue it. */
@@ -1737,7 +1789,12 @@ int proto_cancel(proto_t *p, proto_req_t *r)
 
 int proto_progress(proto_t *p)
 {
+    int n;
+
     if (!p->m)
         return 0; /* a job of one rank has no transport */
-    return mbcf_progress(p->m);
+    n = mbcf_progress(p->m);
+    if (!ut_list_empty(&p->expose_wait))
+        n += expose_wait_retry(p);
+    return n;
 }

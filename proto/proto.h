@@ -77,6 +77,7 @@ typedef struct proto_req {
     uint32_t chunks_got;
     /* send side rendezvous */
     uint64_t sreq_id;
+    uint64_t wait_sreq; /* recv in PR_WAIT_EXPOSE: the sender's id for its CTS */
     /* last: an eager send touches only its first lines (cache footprint of
      * a window of requests, see mbcf_op_t) */
     mbcf_op_t op;

@@ -1164,7 +1164,8 @@ static int shm_reg(tl_shmem_t *t, void *buf, size_t len, uint64_t acc, tl_mr_t *
     uint32_t slot;
 
     if (!t->nfree) {
-        ut_error("mbshm: more than %u memory registrations", SHM_TABLE_SLOTS);
+        /* the caller decides: proto waits for one to come back */
+        ut_debug("mbshm: more than %u memory registrations", SHM_TABLE_SLOTS);
         return UT_ERR_NO_RESOURCE;
     }
     slot = t->free_slots[--t->nfree];
