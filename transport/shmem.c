@@ -426,6 +426,22 @@ static uint64_t shm_recycle(tl_shmem_t *t, shm_peer_t *p, uint64_t tail, size_t 
 }
 
 /*
+ * How far the peer has read this rank's ring, as far as this rank may
+ * reuse it: a pending SHARE's line is read back by shm_drive_shares (how
+ * many pieces the target copied) until that retires it, so the ring's lap
+ * stops there even when the target has passed it. (Without, a sender that
+ * went on sending wrapped over the line, and the SHARE's count, read from
+ * the next lap's bytes, said the target had refused the write: a Bcast of
+ * 280 KB failed "permission denied" under an Iallreduce, MBMPI_RTS_READ=0.)
+ */
+static inline uint64_t shm_tx_head(const shm_peer_t *p)
+{
+    uint64_t head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+
+    return p->share && head > p->share_pos ? p->share_pos : head;
+}
+
+/*
  * Room for `total` bytes (a multiple of 64) at the tail of the peer's ring,
  * PAD included when the message would cross the end. Returns the position
  * where the message goes (a PAD is written first when needed), or
@@ -447,7 +463,7 @@ static inline uint64_t shm_reserve(tl_shmem_t *t, shm_peer_t *p, size_t total)
         need += pad;
     }
     if (tail + need - p->tx_head > t->ring_size) {
-        p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+        p->tx_head = shm_tx_head(p);
         if (tail + need - p->tx_head > t->ring_size)
             return UINT64_MAX;
     }
@@ -648,7 +664,7 @@ static int shm_write_cma(tl_shmem_t *t, int peer, const void *src, size_t len, c
         size_t off = (size_t)(tail & t->ring_mask);
         size_t need = SHM_LINE + (off + SHM_LINE > t->ring_size ? t->ring_size - off : 0);
         if (tail + need - p->tx_head > t->ring_size) {
-            p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+            p->tx_head = shm_tx_head(p);
             if (tail + need - p->tx_head > t->ring_size)
                 return UT_ERR_NO_RESOURCE;
         }
@@ -731,7 +747,7 @@ static int shm_write_share(tl_shmem_t *t, int peer, const char *src, size_t len,
     if (!shm_peer_lookup(p, rkey->key, SHM_ACC_WRITE, &addr, &rlen) || offset > rlen || len > rlen - offset)
         return UT_ERR_UNSUPPORTED; /* the plain path refuses it with a message */
     if (t->ring_size - (size_t)(p->tx_tail - p->tx_head) < 2 * SHM_LINE) {
-        p->tx_head = atomic_load_explicit(&p->tx_ctl->head, memory_order_acquire);
+        p->tx_head = shm_tx_head(p);
         if (t->ring_size - (size_t)(p->tx_tail - p->tx_head) < 2 * SHM_LINE)
             return UT_ERR_NO_RESOURCE; /* SHARE and NOTIFY: one line each, never padded */
     }
