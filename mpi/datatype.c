@@ -68,6 +68,8 @@ typedef struct dt_obj {
     int *ints;
     MPI_Aint *aints;
     dt_ref_t *dts;
+    int nl; /* large counts (MPI_Type_contiguous_c beyond int) */
+    MPI_Count *lcounts;
 } dt_obj_t;
 
 #define NPREDEF (MBMPI_DATATYPE_PREDEFINED_MAX + 1)
@@ -344,10 +346,12 @@ static void contents_clear(dt_obj_t *t)
     free(t->ints);
     free(t->aints);
     free(t->dts);
+    free(t->lcounts);
     t->ints = NULL;
     t->aints = NULL;
     t->dts = NULL;
-    t->ni = t->na = t->nd = 0;
+    t->lcounts = NULL;
+    t->ni = t->na = t->nd = t->nl = 0;
     t->combiner = 0;
 }
 
@@ -1633,8 +1637,16 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
 /* ------------------------------------------------------------------ */
 /* envelopes and contents (MPI 3.1 section 4.1.13)                     */
 
-int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
-                          int *combiner)
+/*
+ * A type made by MPI_Type_contiguous_c with a count beyond int is built of
+ * int-count pieces, but its record is the call that made it: CONTIGUOUS,
+ * one large count (mpii_datatype_record_large). The int forms of the
+ * queries cannot describe it (MPI_ERR_VALUE_TOO_LARGE, as MPICH); the _c
+ * forms (large_count_extra.c) pass `large` and get the count from
+ * mpii_datatype_large_counts.
+ */
+int mpii_type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                           int *combiner, int large)
 {
     static const char fn[] = "MPI_Type_get_envelope";
     dt_obj_t *t;
@@ -1645,6 +1657,10 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
     CHECK_PTR(fn, num_datatypes, "num_datatypes");
     CHECK_PTR(fn, combiner, "combiner");
     t = lookup(datatype);
+    if (t->nl && !large)
+        return mpii_err(NULL, MPI_ERR_VALUE_TOO_LARGE, fn,
+                        "datatype %d was made with a count beyond int: MPI_Type_get_envelope_c describes it",
+                        (int)datatype);
     *num_integers = t->ni;
     *num_addresses = t->na;
     *num_datatypes = t->nd;
@@ -1652,9 +1668,9 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
-                          int array_of_integers[], MPI_Aint array_of_addresses[],
-                          MPI_Datatype array_of_datatypes[])
+int mpii_type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int array_of_integers[], MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[], int large)
 {
     static const char fn[] = "MPI_Type_get_contents";
     dt_obj_t *t;
@@ -1662,6 +1678,10 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     MPII_CHECK_INIT(fn);
     CHECK_OLDTYPE(fn, datatype);
     t = lookup(datatype);
+    if (t->nl && !large)
+        return mpii_err(NULL, MPI_ERR_VALUE_TOO_LARGE, fn,
+                        "datatype %d was made with a count beyond int: MPI_Type_get_contents_c describes it",
+                        (int)datatype);
     if (t->combiner == MPI_COMBINER_NAMED)
         return mpii_err(NULL, MPI_ERR_TYPE, fn, "datatype %d is predefined (MPI_COMBINER_NAMED)",
                         (int)datatype);
@@ -1712,6 +1732,49 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
         }
     }
     return MPI_SUCCESS;
+}
+
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                          int *combiner)
+{
+    return mpii_type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, 0);
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                          int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[])
+{
+    return mpii_type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
+                                  array_of_addresses, array_of_datatypes, 0);
+}
+
+int mpii_datatype_record_large(MPI_Datatype newtype, MPI_Count count, MPI_Datatype oldtype)
+{
+    dt_obj_t *t = lookup(newtype);
+    MPI_Count *lc = malloc(sizeof *lc);
+
+    if (!t || !lc) {
+        free(lc);
+        return MPI_ERR_NO_MEM;
+    }
+    contents_clear(t);
+    if (contents_init(t, MPI_COMBINER_CONTIGUOUS, 0, 0, 1)) {
+        free(lc);
+        return MPI_ERR_NO_MEM;
+    }
+    contents_type(t, 0, oldtype);
+    lc[0] = count;
+    t->lcounts = lc;
+    t->nl = 1;
+    return MPI_SUCCESS;
+}
+
+int mpii_datatype_large_counts(MPI_Datatype datatype, const MPI_Count **counts)
+{
+    dt_obj_t *t = lookup(datatype);
+
+    *counts = t ? t->lcounts : NULL;
+    return t ? t->nl : 0;
 }
 
 /* ------------------------------------------------------------------ */

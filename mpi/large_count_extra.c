@@ -2,7 +2,8 @@
  * mpi/large_count_extra.c: the helpers of the large-count calls (mpi/large_count.h)
  * and the ones scripts/gen_large_count.py does not write: MPI_Type_get_envelope_c
  * and MPI_Type_get_contents_c, whose argument lists differ from the int forms
- * (mbmpi keeps no large counts in a type's contents: num_large_counts is 0),
+ * (a type's contents hold large counts only where MPI_Type_contiguous_c went
+ * beyond int: datatype.c, mpii_datatype_record_large),
  * and the queries whose answer may not fit an int (a type of more than 2 GiB
  * is made of int counts too: a contiguous type of contiguous types): a type's
  * size and extents, and a status's count, from the 64-bit _x calls.
@@ -145,7 +146,12 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *n
         return mpii_err(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
     rc = lc_count(fn, MPI_COMM_NULL, count, oldtype, &n, &big);
     if (rc == MPI_SUCCESS)
-        *newtype = big; /* (committed already, as the program may commit it again) */
+        rc = mpii_datatype_record_large(big, count, oldtype);
+    if (rc != MPI_SUCCESS) {
+        lc_type_free(&big);
+        return mpii_err(NULL, rc, fn, "out of memory");
+    }
+    *newtype = big; /* (committed already, as the program may commit it again) */
     return rc;
 }
 
@@ -224,17 +230,18 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_
                             MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
     int ni = 0, na = 0, nd = 0;
+    const MPI_Count *lc;
     int rc;
 
     if (!num_large_counts)
         return mpii_err(NULL, MPI_ERR_ARG, "MPI_Type_get_envelope_c", "num_large_counts is NULL");
-    rc = MPI_Type_get_envelope(datatype, num_integers ? &ni : NULL, num_addresses ? &na : NULL,
-                               num_datatypes ? &nd : NULL, combiner);
+    rc = mpii_type_get_envelope(datatype, num_integers ? &ni : NULL, num_addresses ? &na : NULL,
+                                num_datatypes ? &nd : NULL, combiner, 1);
     if (rc != MPI_SUCCESS)
         return rc;
     *num_integers = ni;
     *num_addresses = na;
-    *num_large_counts = 0;
+    *num_large_counts = mpii_datatype_large_counts(datatype, &lc);
     *num_datatypes = nd;
     return MPI_SUCCESS;
 }
@@ -245,19 +252,25 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
                             MPI_Datatype array_of_datatypes[])
 {
     static const char fn[] = "MPI_Type_get_contents_c";
-    int mi = 0, ma = 0, md = 0;
+    int mi = 0, ma = 0, md = 0, nl;
+    const MPI_Count *lc;
     int rc;
 
-    (void)array_of_large_counts;
     if (max_large_counts < 0)
         return mpii_err(NULL, MPI_ERR_ARG, fn, "max_large_counts %lld is negative",
+                        (long long)max_large_counts);
+    nl = mpii_datatype_large_counts(datatype, &lc);
+    if (nl > 0 && (max_large_counts < nl || !array_of_large_counts))
+        return mpii_err(NULL, MPI_ERR_ARG, fn, "array_of_large_counts needs %d entries (%lld given)", nl,
                         (long long)max_large_counts);
     /* (more room than a type has: as much as an int says is plenty) */
     mi = max_integers > INT_MAX ? INT_MAX : (int)max_integers;
     ma = max_addresses > INT_MAX ? INT_MAX : (int)max_addresses;
     md = max_datatypes > INT_MAX ? INT_MAX : (int)max_datatypes;
-    rc = MPI_Type_get_contents(datatype, mi, ma, md, array_of_integers, array_of_addresses,
-                               array_of_datatypes);
+    rc = mpii_type_get_contents(datatype, mi, ma, md, array_of_integers, array_of_addresses,
+                                array_of_datatypes, 1);
+    if (rc == MPI_SUCCESS && nl > 0)
+        memcpy(array_of_large_counts, lc, (size_t)nl * sizeof *lc);
     return rc;
 }
 

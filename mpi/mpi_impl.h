@@ -62,6 +62,18 @@ const char *mpii_datatype_name(MPI_Datatype dt, char *buf, size_t n);
 void mpii_datatype_pack(const void *src, size_t count, const mpii_datatype_t *dt, void *dst);
 /* Scatter the first `nbytes` of contiguous src into `count` elements of dt at
  * dst; never writes past count elements (nbytes larger is clipped). */
+/* MPI_Type_get_envelope / get_contents; `large`: the _c forms, which may
+ * describe a type recorded with large counts (else MPI_ERR_VALUE_TOO_LARGE) */
+int mpii_type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                           int *combiner, int large);
+int mpii_type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int array_of_integers[], MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[], int large);
+/* Record newtype (made of int-count pieces) as MPI_Type_contiguous_c(count,
+ * oldtype) made it: CONTIGUOUS with one large count. */
+int mpii_datatype_record_large(MPI_Datatype newtype, MPI_Count count, MPI_Datatype oldtype);
+/* The large counts of datatype's record (0 and NULL: none). */
+int mpii_datatype_large_counts(MPI_Datatype datatype, const MPI_Count **counts);
 void mpii_datatype_unpack(const void *src, size_t nbytes, void *dst, size_t count,
                           const mpii_datatype_t *dt);
 

@@ -337,6 +337,30 @@ static void big_counts(void)
     MPI_CHECK(MPI_Type_contiguous_c((MPI_Count)1 << 40, MPI_INT, &t));
     MPI_CHECK(MPI_Type_size_c(t, &n));
     CHECK(n == (MPI_Count)4 << 40, "Type_contiguous_c of 2^40 ints: size %lld", (long long)n);
+    {
+        /* its record is the call that made it: CONTIGUOUS with one large
+         * count (it was the STRUCT of int-count pieces mbmpi builds) */
+        MPI_Count ni, na, nl, nd, lcs[2] = {0, 0};
+        int comb = -1, ints[2], cls2 = -1, a, b, c, d;
+        MPI_Aint addrs[2];
+        MPI_Datatype dts[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+
+        MPI_CHECK(MPI_Type_get_envelope_c(t, &ni, &na, &nl, &nd, &comb));
+        CHECK(comb == MPI_COMBINER_CONTIGUOUS && ni == 0 && na == 0 && nl == 1 && nd == 1,
+              "Type_get_envelope_c of contiguous_c(2^40): combiner %d, %lld %lld %lld %lld", comb,
+              (long long)ni, (long long)na, (long long)nl, (long long)nd);
+        MPI_CHECK(MPI_Type_get_contents_c(t, 2, 2, 2, 2, ints, addrs, lcs, dts));
+        CHECK(lcs[0] == (MPI_Count)1 << 40 && dts[0] == MPI_INT,
+              "Type_get_contents_c of contiguous_c(2^40): count %lld, type %d", (long long)lcs[0],
+              (int)dts[0]);
+        /* the int form cannot describe it */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        MPI_Error_class(MPI_Type_get_envelope(t, &a, &b, &c, &d), &cls2);
+        CHECK(cls2 == MPI_ERR_VALUE_TOO_LARGE, "Type_get_envelope of contiguous_c(2^40) gave class %d", cls2);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
     MPI_CHECK(MPI_Type_free(&t));
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
