@@ -46,10 +46,19 @@ int mpii_errhandler_valid(MPI_Errhandler h)
     return eh_valid(h);
 }
 
+/* This process's rank in MPI_COMM_WORLD, also before MPI_Init (mpirun's
+ * MBMPI_RANK; 0 for a singleton) */
+static int err_rank(void)
+{
+    const char *e = getenv("MBMPI_RANK");
+
+    return mpii_is_initialized() || !e ? mpii_g.rank : atoi(e);
+}
+
 __attribute__((noreturn)) static void err_fatal(int errcode, const char *msg)
 {
     mpii_flush_output();
-    fprintf(stderr, "mbmpi: rank %d: %s (%s); aborting the job (MPI_ERRORS_ARE_FATAL)\n", mpii_g.rank, msg,
+    fprintf(stderr, "mbmpi: rank %d: %s (%s); aborting the job (MPI_ERRORS_ARE_FATAL)\n", err_rank(), msg,
             mpii_error_class_string(errcode));
     if (mpii_g.boot)
         boot_abort(mpii_g.boot, errcode ? errcode : 1, msg);

@@ -569,10 +569,12 @@ static int world_start(int level)
 {
     int rc;
 
-    if (world_init) {
-        fprintf(stderr, "mbmpi: MPI_Init: called twice\n");
-        return MPI_ERR_OTHER;
-    }
+    /* an error of the program: MPI_COMM_WORLD's handler (fatal unless the
+     * program set another), or the default one once finalized */
+    if (world_init)
+        return mpii_err(NULL, MPI_ERR_OTHER, "MPI_Init", "%s",
+                        world_fin ? "called after MPI_Finalize (MPI can be initialized once per process)"
+                                  : "called twice");
     rc = runtime_start(level);
     if (rc == MPI_SUCCESS)
         world_init = 1;
