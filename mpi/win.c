@@ -1712,6 +1712,11 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    mpii_datatype_t *t = mpii_datatype_get(datatype);
+
+    /* MPI 3.1 11.3.4: one element of a predefined datatype */
+    if (mpii_is_initialized() && win_get(win) && t && !t->predefined)
+        return WERR(win_get(win), MPI_ERR_TYPE, "MPI_Fetch_and_op", "needs a predefined datatype");
     return rma_op("MPI_Fetch_and_op", K_GACC, origin_addr, 1, datatype, result_addr, 1, datatype, NULL,
                   target_rank, target_disp, 1, datatype, op, win, NULL);
 }
@@ -1722,7 +1727,12 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     static const char fn[] = "MPI_Compare_and_swap";
     mpii_datatype_t *t = mpii_datatype_get(datatype);
 
-    if (mpii_is_initialized() && win_get(win) && (!t || !t->predefined || t->basic == MPI_DATATYPE_NULL))
+    /* MPI 3.1 11.3.4: C or Fortran integer, logical, multi-language or byte
+     * types: those BAND or LAND are defined on (not floating point) */
+    if (mpii_is_initialized() && win_get(win) &&
+        (!t || !t->predefined || t->basic == MPI_DATATYPE_NULL ||
+         (mpii_op_check(MPI_BAND, datatype) != MPI_SUCCESS &&
+          mpii_op_check(MPI_LAND, datatype) != MPI_SUCCESS)))
         return WERR(win_get(win), MPI_ERR_TYPE, fn, "needs a predefined integer, logical or byte type");
     return rma_op(fn, K_CAS, origin_addr, 1, datatype, result_addr, 1, datatype, compare_addr, target_rank,
                   target_disp, 1, datatype, MPI_REPLACE, win, NULL);
@@ -2128,7 +2138,9 @@ int MPI_Win_flush(int rank, MPI_Win win)
     win_t *w;
     int rc = win_check(fn, win, &w);
 
-    if (rc != MPI_SUCCESS || (rc = flush_check(w, fn, rank)) != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL) /* as Win_lock / unlock: nothing to do */
+        return rc;
+    if ((rc = flush_check(w, fn, rank)) != MPI_SUCCESS)
         return rc;
     rc = remote_complete(w, rank, 0);
     return rc == MPI_SUCCESS ? rc : WERR(w, rc, fn, "could not flush rank %d", rank);
@@ -2156,7 +2168,9 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
     win_t *w;
     int rc = win_check(fn, win, &w);
 
-    if (rc != MPI_SUCCESS || (rc = flush_check(w, fn, rank)) != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL)
+        return rc;
+    if ((rc = flush_check(w, fn, rank)) != MPI_SUCCESS)
         return rc;
     wait_for(w, no_pend_to, rank);
     return MPI_SUCCESS;

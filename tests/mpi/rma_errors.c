@@ -140,6 +140,26 @@ int main(int argc, char **argv)
         CHECK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win) == MPI_SUCCESS, "Win_lock");
         c = cls(MPI_Accumulate(&a, 1, MPI_INT, right, 1, 1, MPI_INT, op, win));
         CHECK(c == MPI_ERR_OP, "Accumulate with a user op: class %d, expected MPI_ERR_OP %d", c, MPI_ERR_OP);
+        {
+            /* MPI 3.1 11.3.4: Compare_and_swap on integer, logical or byte
+             * types only (not floating point); Fetch_and_op on a predefined
+             * type only. Both were accepted (MPICH: MPI_ERR_TYPE) */
+            double d = 1.0, dc = 1.0, dr = 0.0;
+            long long l = 1, lr = 0;
+            MPI_Datatype ll;
+            c = cls(MPI_Compare_and_swap(&d, &dc, &dr, MPI_DOUBLE, right, 1, win));
+            CHECK(c == MPI_ERR_TYPE, "Compare_and_swap of MPI_DOUBLE: class %d, expected MPI_ERR_TYPE", c);
+            c = cls(MPI_Compare_and_swap(&d, &dc, &dr, MPI_FLOAT, right, 1, win));
+            CHECK(c == MPI_ERR_TYPE, "Compare_and_swap of MPI_FLOAT: class %d, expected MPI_ERR_TYPE", c);
+            MPI_Type_contiguous(1, MPI_LONG_LONG, &ll);
+            MPI_Type_commit(&ll);
+            c = cls(MPI_Fetch_and_op(&l, &lr, ll, right, 1, MPI_SUM, win));
+            CHECK(c == MPI_ERR_TYPE, "Fetch_and_op of a derived type: class %d, expected MPI_ERR_TYPE", c);
+            MPI_Type_free(&ll);
+            /* MPI_PROC_NULL: nothing to flush, as Win_lock / unlock */
+            CHECK(MPI_Win_flush(MPI_PROC_NULL, win) == MPI_SUCCESS, "Win_flush(MPI_PROC_NULL)");
+            CHECK(MPI_Win_flush_local(MPI_PROC_NULL, win) == MPI_SUCCESS, "Win_flush_local(MPI_PROC_NULL)");
+        }
         CHECK(MPI_Win_unlock(right, win) == MPI_SUCCESS, "Win_unlock");
         MPI_Op_free(&op);
     }
