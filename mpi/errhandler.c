@@ -19,9 +19,16 @@
  * (MPI 3.1 8.3.4: freeing only drops the user's reference). Each create and
  * each MPI_Comm_get_errhandler gives the user a reference to free. */
 #define MPII_EH_FIRST 4
+/* What a user handler was made for (MPI_Comm/Win/File/Session_create_
+ * errhandler): it is called with that object's handle, so it may be given
+ * to objects of that kind only (MPI 4.0 9.3). */
+enum { EH_COMM, EH_WIN, EH_FILE, EH_SESSION };
+static const char *const eh_kind_name[] = {"communicator", "window", "file", "session"};
+
 typedef struct eh_user {
     MPI_Comm_errhandler_function *fn;
-    int refs;                /* the user's references */
+    int refs; /* the user's references */
+    int kind; /* EH_COMM ... */
 } eh_user_t;
 
 static eh_user_t *ehs;
@@ -140,9 +147,9 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
+static int eh_create(const char *fn, int kind, MPI_Comm_errhandler_function *comm_errhandler_fn,
+                     MPI_Errhandler *errhandler)
 {
-    static const char fn[] = "MPI_Comm_create_errhandler";
     eh_user_t *t;
 
     MPII_CHECK_INIT(fn);
@@ -154,8 +161,26 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
     ehs = t;
     ehs[nehs].fn = comm_errhandler_fn;
     ehs[nehs].refs = 1;
+    ehs[nehs].kind = kind;
     *errhandler = MPII_EH_FIRST + nehs++;
     return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    return eh_create("MPI_Comm_create_errhandler", EH_COMM, comm_errhandler_fn, errhandler);
+}
+
+int mpii_session_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return eh_create("MPI_Session_create_errhandler", EH_SESSION, fn, errhandler);
+}
+
+/* A user handler made for another kind of object than `kind`: its name, else NULL */
+static const char *eh_wrong_kind(MPI_Errhandler h, int kind)
+{
+    eh_user_t *u = eh_user_get(h);
+    return u && u->kind != kind ? eh_kind_name[u->kind] : NULL;
 }
 
 int MPI_Errhandler_create(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
@@ -183,6 +208,9 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return mpii_err(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator");
     if (!eh_valid(errhandler))
         return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %d", errhandler);
+    if (eh_wrong_kind(errhandler, EH_COMM))
+        return mpii_err(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "error handler %d was made for a %s",
+                        errhandler, eh_wrong_kind(errhandler, EH_COMM));
     c->errhandler = errhandler;
     return MPI_SUCCESS;
 }
@@ -219,18 +247,22 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
     /* one table: the handler is called with a pointer to the window's handle */
-    return MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler);
+    return eh_create("MPI_Win_create_errhandler", EH_WIN, (MPI_Comm_errhandler_function *)win_errhandler_fn,
+                     errhandler);
 }
 
 /* Windows and files keep their handler in an MPI_Errhandler of their own;
  * `slot` finds it (NULL: invalid handle of class `bad`, named `what`). */
-static int obj_set_eh(MPI_Errhandler *eh, int h, int bad, const char *what, MPI_Errhandler errhandler,
-                      const char *fn)
+static int obj_set_eh(MPI_Errhandler *eh, int h, int bad, const char *what, int kind,
+                      MPI_Errhandler errhandler, const char *fn)
 {
     if (!eh)
         return mpii_err(NULL, bad, fn, "invalid %s %d", what, h);
     if (!eh_valid(errhandler))
         return mpii_err_win(*eh, h, MPI_ERR_ARG, fn, "invalid error handler %d", errhandler);
+    if (eh_wrong_kind(errhandler, kind))
+        return mpii_err_win(*eh, h, MPI_ERR_ARG, fn, "error handler %d was made for a %s", errhandler,
+                            eh_wrong_kind(errhandler, kind));
     *eh = errhandler;
     return MPI_SUCCESS;
 }
@@ -270,7 +302,7 @@ static int obj_call_eh(MPI_Errhandler *eh, int h, int bad, const char *what, int
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     MPII_CHECK_INIT("MPI_Win_set_errhandler");
-    return obj_set_eh(mpii_win_errhandler(win), win, MPI_ERR_WIN, "window", errhandler,
+    return obj_set_eh(mpii_win_errhandler(win), win, MPI_ERR_WIN, "window", EH_WIN, errhandler,
                       "MPI_Win_set_errhandler");
 }
 
@@ -293,13 +325,14 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
     /* one table: the handler is called with a pointer to the file's handle */
-    return MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)file_errhandler_fn, errhandler);
+    return eh_create("MPI_File_create_errhandler", EH_FILE,
+                     (MPI_Comm_errhandler_function *)file_errhandler_fn, errhandler);
 }
 
 /* MPI_FILE_NULL's handler may be set and read before MPI_Init (MPI 3.1 13.7) */
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    return obj_set_eh(mpii_file_errhandler(file), file, MPI_ERR_FILE, "file", errhandler,
+    return obj_set_eh(mpii_file_errhandler(file), file, MPI_ERR_FILE, "file", EH_FILE, errhandler,
                       "MPI_File_set_errhandler");
 }
 
@@ -321,8 +354,8 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
     MPII_CHECK_INIT("MPI_Session_set_errhandler");
-    return obj_set_eh(mpii_session_errhandler(session), session, MPI_ERR_SESSION, "session", errhandler,
-                      "MPI_Session_set_errhandler");
+    return obj_set_eh(mpii_session_errhandler(session), session, MPI_ERR_SESSION, "session", EH_SESSION,
+                      errhandler, "MPI_Session_set_errhandler");
 }
 
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)

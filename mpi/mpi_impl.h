@@ -221,6 +221,8 @@ void mpii_session_finalize(void);
 void mpii_lc_release(void *keep);
 /* an error handler an object may be given (mpi/errhandler.c) */
 int mpii_errhandler_valid(MPI_Errhandler h);
+/* MPI_Session_create_errhandler (mpi/session.c): a handler for sessions only */
+int mpii_session_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
 /* mpi/init.c: start the library for a session (MPI_SUCCESS when it runs
  * already; an error once it has shut down), and let it shut down when
  * neither the world model nor a session needs it any more */

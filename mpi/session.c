@@ -331,7 +331,7 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errha
                                   MPI_Errhandler *errhandler)
 {
     /* one table: the handler is called with a pointer to the session's handle */
-    return MPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)session_errhandler_fn, errhandler);
+    return mpii_session_create_errhandler((MPI_Comm_errhandler_function *)session_errhandler_fn, errhandler);
 }
 
 MPI_Fint MPI_Session_c2f(MPI_Session session)

@@ -67,6 +67,16 @@ static int init(int i)
     return -1 - i;
 }
 
+static void comm_eh(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+}
+
+static void win_eh(MPI_Win *win, int *code, ...)
+{
+    (void)win, (void)code;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, rc, c;
@@ -99,6 +109,25 @@ int main(int argc, char **argv)
               MPI_SUCCESS,
           "Win_create");
     CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN) == MPI_SUCCESS, "Win_set_errhandler");
+    {
+        /* a handler made for communicators may not go to a window, nor one
+         * made for windows to a communicator or a file (MPI 4.0 9.3); a
+         * window's error had called the communicator handler with a window */
+        MPI_Errhandler ceh, weh;
+        CHECK(MPI_Comm_create_errhandler(comm_eh, &ceh) == MPI_SUCCESS, "Comm_create_errhandler");
+        CHECK(MPI_Win_create_errhandler(win_eh, &weh) == MPI_SUCCESS, "Win_create_errhandler");
+        c = cls(MPI_Win_set_errhandler(win, ceh));
+        CHECK(c == MPI_ERR_ARG,
+              "Win_set_errhandler of a communicator handler: class %d, expected MPI_ERR_ARG", c);
+        c = cls(MPI_Comm_set_errhandler(MPI_COMM_WORLD, weh));
+        CHECK(c == MPI_ERR_ARG, "Comm_set_errhandler of a window handler: class %d, expected MPI_ERR_ARG", c);
+        c = cls(MPI_File_set_errhandler(MPI_FILE_NULL, weh));
+        CHECK(c == MPI_ERR_ARG, "File_set_errhandler of a window handler: class %d, expected MPI_ERR_ARG", c);
+        CHECK(MPI_Win_set_errhandler(win, weh) == MPI_SUCCESS, "Win_set_errhandler of a window handler");
+        CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN) == MPI_SUCCESS, "Win_set_errhandler");
+        MPI_Errhandler_free(&ceh);
+        MPI_Errhandler_free(&weh);
+    }
 
     /* ---- synchronization ---- */
     c = cls(MPI_Win_unlock(right, win));
