@@ -2135,7 +2135,7 @@ static int flush_check(win_t *w, const char *fn, int rank)
 int MPI_Win_flush(int rank, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_flush";
-    win_t *w;
+    win_t *w = NULL; /* (set when win_check succeeds; gcc -O3 cannot tell) */
     int rc = win_check(fn, win, &w);
 
     if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL) /* as Win_lock / unlock: nothing to do */
@@ -2165,7 +2165,7 @@ int MPI_Win_flush_all(MPI_Win win)
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_flush_local";
-    win_t *w;
+    win_t *w = NULL; /* (set when win_check succeeds; gcc -O3 cannot tell) */
     int rc = win_check(fn, win, &w);
 
     if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL)
