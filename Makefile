@@ -14,11 +14,26 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS)) $(BUILD)/gen/mt_wrap.o
 LAUNCH_SRCS := $(wildcard transport/launch/*.c) util/log.c util/status.c
 LAUNCH_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LAUNCH_SRCS))
 
-all: $(LIBDIR)/libmpi.a bin/mpirun bin/mpicc bin/mbmpi_info bin/mpiexec
+all: $(LIBDIR)/libmpi.a $(LIBDIR)/shared/libmpi.so bin/mpirun bin/mpicc bin/mbmpi_info bin/mpiexec
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(PICFLAGS) $(WFLAGS) $(CPPFLAGS) -MMD -MP -c $< -o $@
+
+# The library's objects are position-independent, so that the same objects
+# make lib/libmpi.a and lib/shared/libmpi.so. Without semantic interposition
+# gcc still inlines the library's global functions into each other, as it
+# did for -fPIE code; libmpi.so binds its functions to themselves
+# (-Bsymbolic-functions), which is what that assumes.
+$(LIB_OBJS): PICFLAGS := -fPIC -fno-semantic-interposition
+# ... and are compiled again when the flags change (a tree built before they
+# were position-independent cannot link the shared library)
+LIB_FLAGS := $(CC) $(CFLAGS) -fPIC -fno-semantic-interposition $(WFLAGS)
+$(BUILD)/lib_flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(LIB_FLAGS)' | cmp -s - $@ || echo '$(LIB_FLAGS)' >$@
+$(LIB_OBJS): $(BUILD)/lib_flags
+.PHONY: FORCE
 
 # MPI_THREAD_MULTIPLE (mpi/mt.h): scripts/gen_mt.sh writes from mpi.h the
 # renames MPI_X -> MPII_X that every object of the library but the Fortran
@@ -30,7 +45,7 @@ MT_RENAMED := $(filter-out $(BUILD)/mpi/fortran/% $(BUILD)/gen/%,$(LIB_OBJS))
 $(MT_RENAMED): CPPFLAGS += -include $(BUILD)/gen/mt_names.h
 $(MT_RENAMED): $(BUILD)/gen/mt_names.h
 $(BUILD)/gen/mt_wrap.o: $(BUILD)/gen/mt_wrap.c mpi/mt.h
-	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(PICFLAGS) $(WFLAGS) $(CPPFLAGS) -c $< -o $@
 
 # The reduction kernels are plain loops over arrays: -O3 vectorizes them
 # (gcc 12 at -O2 vectorizes 13 of the loops of mpi/op.c, at -O3 all of
@@ -45,6 +60,19 @@ $(LIBDIR)/libmpi.a: $(LIB_OBJS) scripts/pmpi.sh
 	@mkdir -p $(LIBDIR)
 	rm -f $@
 	ar rcs $@ $$(sh scripts/pmpi.sh $(BUILD)/pmpi $(LIB_OBJS))
+
+# The same library as a shared object: bin/mpicc links programs with it (as
+# Open MPI's and MPICH's wrappers do), so that a program and the shared
+# objects it loads (its own libraries, a Python module built with
+# `bin/mpicc -shared`) share one MPI library; MBMPI_LINK=static links
+# lib/libmpi.a instead. Its functions bind to themselves (no PLT call from
+# one MPI function to another); its variables stay interposable, so a
+# Fortran program's copy of a common block the library defines is the one
+# both use.
+$(LIBDIR)/shared/libmpi.so: $(LIBDIR)/libmpi.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libmpi.so -Wl,-Bsymbolic-functions -Wl,-z,defs -o $@ \
+	    -Wl,--whole-archive $< -Wl,--no-whole-archive -lpthread -lm
 
 bin/mpirun: $(LAUNCH_OBJS)
 	@mkdir -p bin
