@@ -62,11 +62,14 @@ static int err_rank(void)
     return mpii_is_initialized() || !e ? mpii_g.rank : atoi(e);
 }
 
-__attribute__((noreturn)) static void err_fatal(int errcode, const char *msg)
+/* End the job for an error raised through the predefined handler eh
+ * (MPI_ERRORS_ARE_FATAL or MPI_ERRORS_ABORT: both end every process here) */
+__attribute__((noreturn)) static void err_fatal(int errcode, MPI_Errhandler eh, const char *msg)
 {
     mpii_flush_output();
-    fprintf(stderr, "mbmpi: rank %d: %s (%s); aborting the job (MPI_ERRORS_ARE_FATAL)\n", err_rank(), msg,
-            mpii_error_class_string(errcode));
+    fprintf(stderr, "mbmpi: rank %d: %s (%s); aborting the job (%s)\n", err_rank(), msg,
+            mpii_error_class_string(errcode),
+            eh == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
     if (mpii_g.boot)
         boot_abort(mpii_g.boot, errcode ? errcode : 1, msg);
     _exit(errcode ? errcode : 1);
@@ -95,7 +98,7 @@ static int err_raise(MPI_Errhandler eh, int handle, int errclass, const char *fn
         fn = mpii_nbc_name(); /* the blocking call run by MPI_Ixxx: name the I-call */
     n = snprintf(msg, sizeof(msg), "%s: ", fn);
     vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-    err_fatal(errclass, msg);
+    err_fatal(errclass, eh, msg);
 }
 
 int mpii_err(mpii_comm_t *comm, int errclass, const char *fn, const char *fmt, ...)
@@ -141,7 +144,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
         u->fn(&h, &code);
     } else if (c->errhandler != MPI_ERRORS_RETURN) {
         snprintf(msg, sizeof(msg), "%s: error code %d raised by the program", fn, errorcode);
-        err_fatal(errorcode, msg);
+        err_fatal(errorcode, c->errhandler, msg);
     }
     /* MPI_SUCCESS: the handler was called (MPI 3.1 8.3.6) */
     return MPI_SUCCESS;
@@ -294,7 +297,7 @@ static int obj_call_eh(MPI_Errhandler *eh, int h, int bad, const char *what, int
         u->fn(&hh, &code);
     } else if (*eh != MPI_ERRORS_RETURN) {
         snprintf(msg, sizeof(msg), "%s: error code %d raised by the program", fn, errorcode);
-        err_fatal(errorcode, msg);
+        err_fatal(errorcode, *eh, msg);
     }
     return MPI_SUCCESS;
 }

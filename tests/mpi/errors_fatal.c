@@ -5,7 +5,9 @@
  * looks for "MPI_Send" in stderr; this program's own messages never
  * contain that word). The other ranks wait in a barrier that rank 0 never
  * enters. With ERRORS_FATAL_OP set, every rank calls MPI_Allreduce with
- * MPI_SUM on MPI_BYTE instead (the manifest looks for both names).
+ * MPI_SUM on MPI_BYTE instead (the manifest looks for both names). With
+ * ERRORS_FATAL_ABORT set, MPI_COMM_WORLD's handler is MPI_ERRORS_ABORT
+ * (MPI 4.0 9.3), which the message must name.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -17,6 +19,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (getenv("ERRORS_FATAL_ABORT"))
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ABORT);
     if (getenv("ERRORS_FATAL_OP")) {
         /* MPI_SUM is not defined on MPI_BYTE (MPI 3.1 section 5.9.2): the
          * message names both ("op MPI_SUM is invalid or not defined on
