@@ -54,8 +54,8 @@ esac
 # an `mpi` module that does not build is reported (it used to leave the
 # previous module in place without a word): a copy of the tree's layout
 # with an mpif.h that is not Fortran
-mkdir -p "$log/p/bin" "$log/p/mpi/include" "$log/p/mpi/fortran"
-cp bin/mpifort "$log/p/bin/"
+mkdir -p "$log/p/bin" "$log/p/mpi/include" "$log/p/mpi/fortran" "$log/p/scripts"
+cp bin/mpifort "$log/p/bin/" && cp scripts/wrapper.sh "$log/p/scripts/"
 cp mpi/fortran/mpi_mod.f90 mpi/fortran/mpi_f08.f90 "$log/p/mpi/fortran/"
 echo '      THIS IS NOT FORTRAN' >"$log/p/mpi/include/mpif.h"
 err=$("$log/p/bin/mpifort" -show prog.f 2>&1 >/dev/null)

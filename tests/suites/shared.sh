@@ -4,7 +4,8 @@
 # shared object built with `bin/mpicc -shared` uses MPI from a program that
 # links it (one library, initialized once) and from a program without MPI
 # that dlopens it (as Python loads an MPI module); the same in Fortran
-# (`bin/mpifort -shared`, MPI_IN_PLACE from both sides).
+# (`bin/mpifort -shared`, MPI_IN_PLACE from both sides). And the wrappers'
+# queries of the flags (--showme:compile ..., -compile-info, -link-info).
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
 set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -39,6 +40,25 @@ for how in "MBMPI_LINK=static" "-static"; do
     *) notok "bin/mpicc -show with $how: $s" ;;
     esac
 done
+
+# the queries build systems make of Open MPI's and MPICH's wrappers
+q() { MBMPI_CC=cc bin/mpicc "$@" 2>&1; }
+[ "$(q --showme:compile)" = "-I$top/mpi/include" ] && ok "--showme:compile" || notok "--showme:compile: $(q --showme:compile)"
+[ "$(q --showme:link)" = "-L$top/lib/shared -Wl,-rpath,$top/lib/shared -lmpi -lpthread -lm" ] && ok "--showme:link" ||
+    notok "--showme:link: $(q --showme:link)"
+[ "$(q --showme:incdirs)" = "$top/mpi/include" ] && [ "$(q --showme:libdirs)" = "$top/lib/shared" ] &&
+    [ "$(q --showme:libs)" = "mpi pthread m" ] && [ "$(q --showme:command)" = cc ] && ok "--showme:incdirs, libdirs, libs, command" ||
+    notok "--showme:incdirs/libdirs/libs/command: $(q --showme:incdirs) | $(q --showme:libdirs) | $(q --showme:libs) | $(q --showme:command)"
+case $(q --showme:version) in "mbmpi "[0-9]*) ok "--showme:version" ;; *) notok "--showme:version: $(q --showme:version)" ;; esac
+[ "$(q -compile-info x.c)" = "cc -I$top/mpi/include x.c" ] && [ "$(q -link-info x.c)" = "$(q -show x.c)" ] &&
+    ok "-compile-info, -link-info" || notok "-compile-info / -link-info: $(q -compile-info x.c) | $(q -link-info x.c)"
+if q --showme:nonsense >/dev/null; then notok "--showme:nonsense accepted"; else ok "--showme:nonsense refused"; fi
+# shellcheck disable=SC2046
+if cc $(q --showme:compile) -o "$tmp/flags" tests/shared/prog.c tests/shared/plugin.c $(q --showme:link) >"$tmp/cc" 2>&1; then
+    run "cc \$(mpicc --showme:compile) ... \$(mpicc --showme:link) np=2" "prog: ok 2 ranks" -n 2 "$tmp/flags"
+else
+    notok "cc with --showme:compile / --showme:link: $(head -3 "$tmp/cc" | tr '\n' ' ')"
+fi
 
 if bin/mpicc -O2 -o "$tmp/hello" tests/shared/prog.c tests/shared/plugin.c >"$tmp/cc" 2>&1 &&
     needed "$tmp/hello"; then
