@@ -157,6 +157,49 @@ else
 fi
 run "MPMD: nothing after ':'" 2 "no program to run after ':'" "$MPIRUN" -n 1 "$PROBE" ok :
 
+# Open MPI's and MPICH's mpiexec options (command lines written for them run)
+run "Open MPI options: --allow-run-as-root --oversubscribe --map-by --rank-by --bind-to hwthread -q" 0 "" \
+    "$MPIRUN" --allow-run-as-root --oversubscribe --map-by core --rank-by slot --bind-to hwthread -q -np 2 "$PROBE" ok
+run "--mca NAME VALUE is ignored with a note" 0 "ignoring --mca btl self,vader" "$MPIRUN" --mca btl self,vader \
+    -n 2 "$PROBE" ok
+run "-mca without its value" 2 "needs a name and a value" "$MPIRUN" -n 2 -mca btl
+run "-c N" 0 "" "$MPIRUN" -c 3 "$PROBE" env
+if [ "$(grep -c 'size=3 ' "$dir/out")" = 3 ]; then ok "-c 3 runs 3 ranks"; else notok "-c 3 runs 3 ranks" "$dir/out"; fi
+run "-genv / -env VAR VALUE" 0 "" "$MPIRUN" -genv PROBE_X genv -n 2 "$PROBE" env
+if [ "$(grep -c 'x=genv ' "$dir/out")" = 2 ]; then ok "-genv sets the variable"; else notok "-genv sets the variable" "$dir/out"; fi
+run "-env VAR VALUE through the agent" 0 "" "$MPIRUN" -n 1 --host fakehost \
+    --launch-agent 'env PROBE_AGENT_HOST={host}' --store-addr 127.0.0.1 -env PROBE_X envval "$PROBE" env
+if grep -q 'x=envval agent=fakehost' "$dir/out"; then ok "-env value seen by the agent-launched rank"; else notok "-env value seen by the agent-launched rank" "$dir/out"; fi
+run "-genvlist a,b through the agent" 0 "" env PROBE_X=listed "$MPIRUN" -n 1 --host fakehost \
+    --launch-agent 'env PROBE_AGENT_HOST={host}' --store-addr 127.0.0.1 -genvlist MBMPI_NOTHING,PROBE_X "$PROBE" env
+if grep -q 'x=listed agent=fakehost' "$dir/out"; then ok "-genvlist value seen by the agent-launched rank"; else notok "-genvlist value seen by the agent-launched rank" "$dir/out"; fi
+mkdir -p "$tmp/wd"
+run "-wdir DIR" 0 "" "$MPIRUN" -wdir "$tmp/wd" -n 2 pwd
+if [ "$(sort -u "$dir/out")" = "$tmp/wd" ]; then ok "-wdir: the ranks start in DIR"; else notok "-wdir: the ranks start in DIR" "$dir/out"; fi
+run "--wdir DIR through the agent" 0 "" "$MPIRUN" --wdir "$tmp/wd" -n 1 --host fakehost \
+    --launch-agent 'env PROBE_AGENT_HOST={host}' pwd
+if [ "$(cat "$dir/out")" = "$tmp/wd" ]; then ok "--wdir: the agent-launched rank starts in DIR"; else notok "--wdir: the agent-launched rank starts in DIR" "$dir/out"; fi
+run "-wdir that does not exist" 127 "cannot change rank 0 to the working directory" "$MPIRUN" -wdir "$tmp/none" -n 2 pwd
+# slots: host:N (--host, -hosts), hostfile lines, -ppn: ranks 0-1 here, 2-3 at fakehost
+slots_ok() {
+    grep -q 'rank=1 size=4 local_rank=1 local_size=2 host=localhost' "$dir/out" &&
+        grep -q 'rank=2 size=4 local_rank=0 local_size=2 host=fakehost .*agent=fakehost' "$dir/out" &&
+        grep -q 'rank=3 size=4 local_rank=1 local_size=2 host=fakehost .*agent=fakehost' "$dir/out"
+}
+agent_args=(--launch-agent 'env PROBE_AGENT_HOST={host}' --store-addr 127.0.0.1)
+run "--host a:2,b:2" 0 "" "$MPIRUN" --host localhost:2,fakehost:2 "${agent_args[@]}" "$PROBE" env
+if slots_ok; then ok "--host a:2,b:2 places 2 ranks on each (4 ranks without -n)"; else notok "--host a:2,b:2 places 2 ranks on each" "$dir/out"; fi
+printf 'localhost slots=2 max_slots=4  # here\n\n# and there\nfakehost:2\n' >"$tmp/hostfile"
+run "--hostfile" 0 "" "$MPIRUN" -n 4 --hostfile "$tmp/hostfile" "${agent_args[@]}" "$PROBE" env
+if slots_ok; then ok "--hostfile: 'host slots=N' and 'host:N' lines"; else notok "--hostfile: 'host slots=N' and 'host:N' lines" "$dir/out"; fi
+run "-ppn 2" 0 "" "$MPIRUN" -n 4 -hosts localhost,fakehost,localhost -ppn 2 "${agent_args[@]}" "$PROBE" env
+if slots_ok; then ok "-ppn 2 over -hosts a,b,a: 2 ranks on each host"; else notok "-ppn 2 over -hosts a,b,a: 2 ranks on each host" "$dir/out"; fi
+run "bad --host slots" 2 "bad host entry" "$MPIRUN" --host localhost:0 -n 1 "$PROBE" ok
+printf 'localhost slot=2\n' >"$tmp/badhostfile"
+run "bad hostfile line" 2 "badhostfile:1: not 'host'" "$MPIRUN" -f "$tmp/badhostfile" -n 1 "$PROBE" ok
+run "missing hostfile" 2 "cannot read hostfile" "$MPIRUN" -machinefile "$tmp/nohostfile" -n 1 "$PROBE" ok
+run "bad --bind-to" 2 "bad --bind-to" "$MPIRUN" --bind-to frob -n 1 "$PROBE" ok
+
 # MBMPI_PROVIDER=auto with ranks on two hosts (a launch agent that runs
 # locally) opens the network default: net where this libfabric has it
 # (bin/mbmpi_info lists it), else tcp;ofi_rxm.

@@ -48,6 +48,8 @@ typedef struct job {
     const char *agent;
     double timeout_s;
     const char *store_addr;
+    long ppn;         /* -ppn: ranks per host of the list (0: as listed) */
+    const char *wdir; /* -wdir: the ranks' working directory (NULL: mpirun's) */
     job_app_t *apps; /* the program(s): one app context or several */
     int napps;
     /* state */

@@ -31,7 +31,18 @@ static void usage(FILE *f)
                "  --bind-to core|none  pin each rank to one CPU, or not (sets MBMPI_BIND; default:\n"
                "                       core, round robin, when a host runs 2 or more ranks)\n"
                "  : ...                another program in the same job (MPMD): its -n ranks follow\n"
-               "                       the ranks before it; MPI_APPNUM numbers the programs\n");
+               "                       the ranks before it; MPI_APPNUM numbers the programs\n"
+               "Also taken, as Open MPI's and MPICH's mpiexec take them:\n"
+               "  -c N, --host a:2,b:2 (2 slots each; also -hosts), --hostfile FILE (also\n"
+               "  -machinefile, -f: lines 'host', 'host slots=N' or 'host:N'), -ppn N (also\n"
+               "  -perhost, --npernode, -N: N ranks per host of the list), -wdir DIR (also\n"
+               "  --wdir, -wd: the ranks' working directory), -genv VAR VAL / -env VAR VAL\n"
+               "  (as -x VAR=VAL), -genvlist / -envlist a,b (as -x a -x b), --bind-to\n"
+               "  hwthread (as core) or socket|numa|package|board|l1cache|l2cache|l3cache (as\n"
+               "  none); accepted and ignored: --allow-run-as-root, --nooversubscribe, -q,\n"
+               "  --quiet, -genvall, --use-hwthread-cpus, --map-by X, --rank-by X, --prefix DIR;\n"
+               "  --mca NAME VALUE (also -mca, --gmca) is ignored with a note: mbmpi's\n"
+               "  settings are MBMPI_* variables (bin/mbmpi_info)\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -86,36 +97,141 @@ static int parse_seconds(const char *s, double *out)
     return 1;
 }
 
+/* Appends host name (len bytes) `slots` times to the --host list */
+static int add_host(job_t *job, const char *name, size_t len, long slots)
+{
+    for (long k = 0; k < slots; k++) {
+        char **h = realloc(job->hosts, (job->nhosts + 1) * sizeof(*h));
+        if (!h)
+            return 0;
+        job->hosts = h;
+        job->hosts[job->nhosts] = strndup(name, len);
+        if (!job->hosts[job->nhosts])
+            return 0;
+        job->nhosts++;
+    }
+    return 1;
+}
+
+/* A host entry: "name", or "name:N" with N slots (Open MPI's --host and
+ * MPICH's -hosts; a name with more than one ':' is an IPv6 address). 0:
+ * out of memory, -1: bad slot count. */
+static int add_host_entry(job_t *job, const char *tok, long slots)
+{
+    const char *colon = strchr(tok, ':');
+
+    if (colon && !strchr(colon + 1, ':')) {
+        if (!parse_int(colon + 1, 1, MAX_RANKS, &slots))
+            return -1;
+        return add_host(job, tok, (size_t)(colon - tok), slots);
+    }
+    return add_host(job, tok, strlen(tok), slots);
+}
+
 static int split_hosts(job_t *job, const char *list)
 {
     char *copy = strdup(list), *save = NULL, *tok;
+    int rc = 1;
 
     if (!copy)
         return 0;
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char **h = realloc(job->hosts, (job->nhosts + 1) * sizeof(*h));
-        if (!h) {
-            free(copy);
-            return 0;
-        }
-        job->hosts = h;
-        job->hosts[job->nhosts] = strdup(tok);
-        if (!job->hosts[job->nhosts]) {
-            free(copy);
-            return 0;
-        }
-        job->nhosts++;
-    }
+    for (tok = strtok_r(copy, ",", &save); tok && rc == 1; tok = strtok_r(NULL, ",", &save))
+        rc = add_host_entry(job, tok, 1);
+    if (rc < 0)
+        fprintf(stderr, "mpirun: bad host entry in '%s' (name or name:slots)\n", list);
     free(copy);
-    return 1;
+    return rc;
+}
+
+/* A hostfile (Open MPI's --hostfile, MPICH's -f): one host per line,
+ * "host", "host slots=N" (max_slots= ignored) or "host:N"; '#' starts a
+ * comment. Returns 1, 0 (out of memory) or -1 (message printed). */
+static int read_hostfile(job_t *job, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int rc = 1, lineno = 0;
+
+    if (!f) {
+        fprintf(stderr, "mpirun: cannot read hostfile '%s': %s\n", path, strerror(errno));
+        return -1;
+    }
+    while (rc == 1 && fgets(line, sizeof(line), f)) {
+        char *save = NULL, *host, *w, *hash = strchr(line, '#');
+        long slots = 1;
+
+        lineno++;
+        if (hash)
+            *hash = '\0';
+        host = strtok_r(line, " \t\r\n", &save);
+        if (!host)
+            continue;
+        while ((w = strtok_r(NULL, " \t\r\n", &save))) {
+            if (!strncmp(w, "slots=", 6)) {
+                if (!parse_int(w + 6, 1, MAX_RANKS, &slots))
+                    rc = -1;
+            } else if (strncmp(w, "max_slots=", 10) && strncmp(w, "max-slots=", 10)) {
+                rc = -1;
+            }
+        }
+        if (rc == 1)
+            rc = add_host_entry(job, host, slots);
+        if (rc < 0)
+            fprintf(stderr, "mpirun: %s:%d: not 'host', 'host slots=N' or 'host:N'\n", path, lineno);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* -ppn N: the hosts of the list, in order of first appearance, N slots each */
+static int hosts_per_node(job_t *job, long ppn)
+{
+    char **old = job->hosts;
+    size_t nold = job->nhosts, i, k;
+    int rc = 1;
+
+    job->hosts = NULL;
+    job->nhosts = 0;
+    for (i = 0; i < nold && rc; i++) {
+        for (k = 0; k < i && strcmp(old[k], old[i]); k++)
+            ;
+        if (k == i)
+            rc = add_host(job, old[i], strlen(old[i]), ppn);
+    }
+    for (i = 0; i < nold; i++)
+        free(old[i]);
+    free(old);
+    return rc;
+}
+
+/* Open MPI's and MPICH's bind-to levels: what pins one rank to one CPU is
+ * "core", anything wider "none" (mbmpi binds to a CPU or not at all) */
+static const char *bind_level(const char *v)
+{
+    static const char *const wide[] = {"none",  "socket",  "numa",    "package",
+                                       "board", "l1cache", "l2cache", "l3cache"};
+
+    if (!strcmp(v, "core") || !strcmp(v, "hwthread"))
+        return "core";
+    for (size_t k = 0; k < sizeof(wide) / sizeof(wide[0]); k++)
+        if (!strcmp(v, wide[k]))
+            return "none";
+    return NULL;
 }
 
 /* The options of one app context, from argv[*ip] up to its program. *n_p:
  * its -n (0: not given). Returns 0, or a usage error's exit code. */
 static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
 {
-    static const char *const names[] = {"np", "n", "provider", "x", "host", "H", "launch-agent", "timeout",
-                                        "store-addr", "bind-to"};
+    static const char *const names[] = {
+        "np",           "n",        "c",          "provider", "x",        "host",        "H",       "hosts",
+        "launch-agent", "timeout",  "store-addr", "bind-to",  "hostfile", "machinefile", "f",       "ppn",
+        "perhost",      "npernode", "N",          "wdir",     "wd",       "genvlist",    "envlist", "map-by",
+        "rank-by",      "prefix",   "mca",        "gmca",     "genv",     "env"};
+    /* options without a value that mean nothing here */
+    static const char *const noops[] = {
+        "oversubscribe",     "nooversubscribe", "allow-run-as-root", "q", "quiet",
+        "use-hwthread-cpus", "genvall"};
     size_t k, nnames = sizeof(names) / sizeof(names[0]);
     const char *val;
     long n = 0;
@@ -134,7 +250,10 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
             usage(stdout);
             exit(0);
         }
-        if (!strcmp(a, "--oversubscribe") || !strcmp(a, "-oversubscribe"))
+        for (k = 0; k < sizeof(noops) / sizeof(noops[0]) && !name; k++)
+            if (opt_match(a, noops[k], &val) && !val)
+                name = noops[k];
+        if (name)
             continue;
         for (k = 0; k < nnames && !name; k++)
             if (opt_match(a, names[k], &val))
@@ -156,7 +275,34 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
             }
             val = argv[++i];
         }
-        if (!strcmp(name, "np") || !strcmp(name, "n")) {
+        if (!strcmp(name, "mca") || !strcmp(name, "gmca") || !strcmp(name, "genv") || !strcmp(name, "env")) {
+            /* NAME VALUE: two words */
+            if (i + 1 >= argc || strchr(a, '=')) {
+                fprintf(stderr, "mpirun: option '%s' needs a name and a value\n", a);
+                return 2;
+            }
+            const char *v2 = argv[++i];
+            if (!strcmp(name, "mca") || !strcmp(name, "gmca")) {
+                fprintf(stderr,
+                        "mpirun: ignoring %s %s %s: Open MPI's MCA parameters do not apply to mbmpi "
+                        "(its settings are MBMPI_* variables: bin/mbmpi_info)\n",
+                        a, val, v2);
+                continue;
+            }
+            if (val[0] == '\0' || strchr(val, '=')) {
+                fprintf(stderr, "mpirun: bad variable name '%s' for %s\n", val, a);
+                return 2;
+            }
+            char **x = realloc(job->xvars, (job->nx + 1) * sizeof(*x));
+            if (!x)
+                return 1;
+            job->xvars = x;
+            if (asprintf(&job->xvars[job->nx], "%s=%s", val, v2) < 0)
+                return 1;
+            job->nx++;
+            continue;
+        }
+        if (!strcmp(name, "np") || !strcmp(name, "n") || !strcmp(name, "c")) {
             if (!parse_int(val, 1, MAX_RANKS, &n)) {
                 fprintf(stderr, "mpirun: bad number of ranks '%s' (1..%d)\n", val, MAX_RANKS);
                 return 2;
@@ -164,11 +310,38 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
         } else if (!strcmp(name, "provider")) {
             job->provider = val;
         } else if (!strcmp(name, "bind-to")) {
-            if (strcmp(val, "core") && strcmp(val, "none")) {
-                fprintf(stderr, "mpirun: bad --bind-to '%s' (core or none)\n", val);
+            job->bind = bind_level(val);
+            if (!job->bind) {
+                fprintf(stderr,
+                        "mpirun: bad --bind-to '%s' (core or none; also hwthread, socket, numa, ...)\n", val);
                 return 2;
             }
-            job->bind = val;
+        } else if (!strcmp(name, "hostfile") || !strcmp(name, "machinefile") || !strcmp(name, "f")) {
+            int hrc = read_hostfile(job, val);
+            if (hrc <= 0)
+                return hrc < 0 ? 2 : 1;
+        } else if (!strcmp(name, "ppn") || !strcmp(name, "perhost") || !strcmp(name, "npernode") ||
+                   !strcmp(name, "N")) {
+            if (!parse_int(val, 1, MAX_RANKS, &job->ppn)) {
+                fprintf(stderr, "mpirun: bad ranks per host '%s'\n", val);
+                return 2;
+            }
+        } else if (!strcmp(name, "wdir") || !strcmp(name, "wd")) {
+            job->wdir = val;
+        } else if (!strcmp(name, "genvlist") || !strcmp(name, "envlist")) {
+            char *copy = strdup(val), *save = NULL, *tok;
+            if (!copy)
+                return 1;
+            for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                char **x = realloc(job->xvars, (job->nx + 1) * sizeof(*x));
+                if (!x)
+                    return 1;
+                job->xvars = x;
+                job->xvars[job->nx++] = tok; /* copy stays allocated: the names live in it */
+            }
+        } else if (!strcmp(name, "map-by") || !strcmp(name, "rank-by") || !strcmp(name, "prefix")) {
+            /* Open MPI's mapping and install prefix: ranks are placed by
+             * block over --host and bound round robin here */
         } else if (!strcmp(name, "x")) {
             char **x = realloc(job->xvars, (job->nx + 1) * sizeof(*x));
             if (!x)
@@ -179,9 +352,10 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
                 fprintf(stderr, "mpirun: bad -x '%s'\n", val);
                 return 2;
             }
-        } else if (!strcmp(name, "host") || !strcmp(name, "H")) {
-            if (!split_hosts(job, val))
-                return 1;
+        } else if (!strcmp(name, "host") || !strcmp(name, "H") || !strcmp(name, "hosts")) {
+            int hrc = split_hosts(job, val);
+            if (hrc <= 0)
+                return hrc < 0 ? 2 : 1;
         } else if (!strcmp(name, "launch-agent")) {
             job->agent = val;
         } else if (!strcmp(name, "timeout")) {
@@ -246,6 +420,8 @@ int job_parse_args(job_t *job, int argc, char **argv)
         fprintf(stderr, "mpirun: empty --host list\n");
         return 2;
     }
+    if (job->ppn && job->hosts && !hosts_per_node(job, job->ppn))
+        return 1;
     if (job->napps == 1) {
         job->n = n ? (int)n : (job->nhosts ? (int)job->nhosts : 1);
         job->apps[0].n = job->n;

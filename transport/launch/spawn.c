@@ -279,6 +279,12 @@ static void child_exec(const job_t *job, int r, int errfd)
 
     nenv = rank_env(job, r, env, sizeof(env) / sizeof(env[0]));
     if (!p->via_agent) {
+        if (job->wdir && chdir(job->wdir) < 0) {
+            e = -errno; /* < 0: the working directory, not the program */
+            if (write(errfd, &e, sizeof(e)) < 0)
+                _exit(127);
+            _exit(127);
+        }
         for (i = 0; i < nenv; i++)
             putenv(env[i]);
         for (i = 0; i < job->nx; i++)
@@ -293,7 +299,7 @@ static void child_exec(const job_t *job, int r, int errfd)
 
         for (nprog = 0; prog_argv[nprog]; nprog++)
             ;
-        cap = strlen(job->agent) + 2 + nenv + job->nx + nprog + 1;
+        cap = strlen(job->agent) + 4 + nenv + job->nx + nprog + 1;
         argv = calloc(cap, sizeof(*argv));
         if (!agent || !argv)
             _exit(127);
@@ -314,6 +320,10 @@ static void child_exec(const job_t *job, int r, int errfd)
             _exit(127);
         quote = is_shell_agent(argv[0]);
         argv[nargs++] = "env";
+        if (job->wdir) { /* GNU env: the working directory at the host */
+            argv[nargs++] = "-C";
+            argv[nargs++] = (char *)job->wdir;
+        }
         for (i = 0; i < nenv; i++)
             argv[nargs++] = env[i];
         for (i = 0; i < job->nx; i++) {
@@ -327,7 +337,7 @@ static void child_exec(const job_t *job, int r, int errfd)
             char cwd[4096];
             /* a relative path with a '/' means "from here": the agent may
              * start elsewhere (ssh: the home directory) */
-            if (i == 0 && a[0] != '/' && strchr(a, '/') && getcwd(cwd, sizeof(cwd)))
+            if (i == 0 && !job->wdir && a[0] != '/' && strchr(a, '/') && getcwd(cwd, sizeof(cwd)))
                 a = xstrdup_printf("%s/%s", cwd, a);
             argv[nargs++] = a;
         }
@@ -377,7 +387,10 @@ int job_launch_rank(job_t *job, int r)
     while (n < 0 && errno == EINTR);
     close(pfd[0]);
     if (n == (ssize_t)sizeof(e)) {
-        if (job->ranks[r].via_agent)
+        if (e < 0)
+            fprintf(stderr, "mpirun: cannot change rank %d to the working directory '%s': %s\n", r, job->wdir,
+                    strerror(-e));
+        else if (job->ranks[r].via_agent)
             fprintf(stderr, "mpirun: cannot execute the launch agent for rank %d ('%s'): %s\n", r, job->agent,
                     strerror(e));
         else
