@@ -199,6 +199,31 @@ printf 'localhost slot=2\n' >"$tmp/badhostfile"
 run "bad hostfile line" 2 "badhostfile:1: not 'host'" "$MPIRUN" -f "$tmp/badhostfile" -n 1 "$PROBE" ok
 run "missing hostfile" 2 "cannot read hostfile" "$MPIRUN" -machinefile "$tmp/nohostfile" -n 1 "$PROBE" ok
 run "bad --bind-to" 2 "bad --bind-to" "$MPIRUN" --bind-to frob -n 1 "$PROBE" ok
+# tagged output: every line of every rank, prefixed, none lost or merged
+run "-l" 0 "" "$MPIRUN" -l -n 3 sh -c 'echo out; echo err >&2; printf part'
+if [ "$(sort "$dir/out" | tr '\n' '|')" = "[0] out|[0] part|[1] out|[1] part|[2] out|[2] part|" ] &&
+    [ "$(grep -c '^\[[012]\] err$' "$dir/err")" = 3 ]; then
+    ok "-l: '[rank] ' before each line of stdout and stderr, a last line without newline completed"
+else
+    notok "-l: '[rank] ' before each line of stdout and stderr" "$dir/out"
+    sed 's/^/#   /' "$dir/err"
+fi
+run "--tag-output" 0 "" "$MPIRUN" --tag-output -n 2 sh -c 'echo out; echo err >&2'
+if [ "$(sort "$dir/out" | tr '\n' '|')" = "[1,0]<stdout>:out|[1,1]<stdout>:out|" ] &&
+    [ "$(grep -c '^\[1,[01]\]<stderr>:err$' "$dir/err")" = 2 ]; then
+    ok "--tag-output: Open MPI's '[1,rank]<stdout>:' prefix"
+else
+    notok "--tag-output: Open MPI's '[1,rank]<stdout>:' prefix" "$dir/out"
+fi
+run "-l with much output" 0 "" "$MPIRUN" -prepend-rank -n 3 sh -c 'seq 1 30000'
+if [ "$(sed 's/ .*//' "$dir/out" | sort | uniq -c | awk '{printf "%s %s|", $1, $2}')" = "30000 [0]|30000 [1]|30000 [2]|" ] &&
+    [ "$(grep -c '^\[1\] [0-9]*$' "$dir/out")" = 30000 ] && grep -q '^\[2\] 30000$' "$dir/out"; then
+    ok "-l: 3 x 30000 lines, each whole"
+else
+    notok "-l: 3 x 30000 lines, each whole" "$dir/err"
+fi
+run "-l: a rank's output before it crashes" 139 "killed by signal 11" "$MPIRUN" -l -n 2 sh -c 'echo before; kill -SEGV $$'
+if grep -q '^\[[01]\] before$' "$dir/out"; then ok "-l: output before a crash is kept"; else notok "-l: output before a crash is kept" "$dir/out"; fi
 
 # MBMPI_PROVIDER=auto with ranks on two hosts (a launch agent that runs
 # locally) opens the network default: net where this libfabric has it

@@ -6,6 +6,7 @@
 #ifndef LAUNCH_JOB_H
 #define LAUNCH_JOB_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -15,6 +16,14 @@
 
 #define MAX_RANKS 65536
 
+/* A rank's stdout (0) or stderr (1) read through a pipe (tagged output) */
+typedef struct rank_out {
+    int fd;
+    int open;
+    char *buf; /* the line so far */
+    size_t len, cap;
+} rank_out_t;
+
 typedef struct rank_proc {
     pid_t pid;                /* 0: not started */
     int reaped;
@@ -23,6 +32,7 @@ typedef struct rank_proc {
     int via_agent;
     int local_rank;
     int local_size;
+    rank_out_t out[2];
 } rank_proc_t;
 
 /* One app context of the command line (MPMD: "prog1 : -n 2 prog2") */
@@ -50,6 +60,7 @@ typedef struct job {
     const char *store_addr;
     long ppn;         /* -ppn: ranks per host of the list (0: as listed) */
     const char *wdir; /* -wdir: the ranks' working directory (NULL: mpirun's) */
+    int tag;          /* output lines prefixed: 0 no, 1 "[r] " (-l), 2 "[1,r]<stdout>:" (--tag-output) */
     job_app_t *apps; /* the program(s): one app context or several */
     int napps;
     /* state */
@@ -88,5 +99,17 @@ int job_make_secret(char *out);
 /* Forks and execs rank r (directly, or through the launch agent). Returns
  * 1, or 0 when it could not be started (reported on stderr). */
 int job_launch_rank(job_t *job, int r);
+
+/* output.c (tagged output; each a no-op without a tag) */
+/* Before fork: pipes for rank r's stdout and stderr; the child's ends in
+ * child_fds (-1 without a tag). Returns 0 when they cannot be made. */
+int job_output_open(job_t *job, int r, int child_fds[2]);
+void job_output_child(const int child_fds[2]);  /* in the child: dup2 them to 1 and 2 */
+void job_output_parent(const int child_fds[2]); /* in mpirun: close them */
+/* The open output pipes, for poll(); then copies out what they have. */
+size_t job_output_pollfds(const job_t *job, struct pollfd *fds, size_t max);
+void job_output_process(job_t *job, const struct pollfd *fds, size_t n);
+/* After the last rank ended: what is left in the pipes, for up to ms */
+void job_output_drain(job_t *job, int ms);
 
 #endif

@@ -358,7 +358,10 @@ static void job_free(job_t *job)
     for (i = 0; i < job->nhosts; i++)
         free(job->hosts[i]);
     free(job->hosts);
+    for (i = 0; i < job->nx; i++)
+        free(job->xvars[i]);
     free(job->xvars);
+    free(job->apps);
     free(job->ranks);
 }
 
@@ -464,7 +467,7 @@ int main(int argc, char **argv)
         }
     }
 
-    nfds = 1 + store_max_fds(job.store);
+    nfds = 1 + store_max_fds(job.store) + (job.tag ? 2 * (size_t)job.n : 0);
     fds = calloc(nfds, sizeof(*fds));
     if (!fds) {
         fprintf(stderr, "mpirun: out of memory\n");
@@ -484,14 +487,15 @@ int main(int argc, char **argv)
     }
 
     while (job.nlive > 0) {
-        size_t nst;
+        size_t nst, nout;
         int n;
 
         fds[0].fd = sig_pipe[0];
         fds[0].events = POLLIN;
         fds[0].revents = 0;
         nst = store_pollfds(job.store, fds + 1, nfds - 1);
-        n = poll(fds, 1 + nst, next_timeout(&job));
+        nout = job_output_pollfds(&job, fds + 1 + nst, nfds - 1 - nst);
+        n = poll(fds, 1 + nst + nout, next_timeout(&job));
         if (n < 0 && errno != EINTR) {
             fprintf(stderr, "mpirun: poll: %s\n", strerror(errno));
             end_job(&job, 1);
@@ -504,6 +508,8 @@ int main(int argc, char **argv)
                 for (i = 0; i < (size_t)k; i++)
                     handle_signal(&job, sigs[i]);
         }
+        if (n > 0)
+            job_output_process(&job, fds + 1 + nst, nout);
         store_process(job.store, fds + 1, nst, now_ms());
         handle_store_events(&job);
         reap(&job);
@@ -512,6 +518,7 @@ int main(int argc, char **argv)
     }
 
     free(fds);
+    job_output_drain(&job, 2000);
     remove_shm_files(&job);
     rc = job.state == JOB_RUNNING ? job.post_status : job.exit_code;
     job_free(&job);

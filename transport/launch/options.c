@@ -30,6 +30,8 @@ static void usage(FILE *f)
                "  --timeout SEC        end the job after SEC seconds, exit 124 (env MBMPI_TIMEOUT)\n"
                "  --bind-to core|none  pin each rank to one CPU, or not (sets MBMPI_BIND; default:\n"
                "                       core, round robin, when a host runs 2 or more ranks)\n"
+               "  -l, --tag-output     each output line prefixed with its rank: '[3] text' (also\n"
+               "                       -prepend-rank), '[1,3]<stdout>:text' (--tag-output)\n"
                "  : ...                another program in the same job (MPMD): its -n ranks follow\n"
                "                       the ranks before it; MPI_APPNUM numbers the programs\n"
                "Also taken, as Open MPI's and MPICH's mpiexec take them:\n"
@@ -204,6 +206,20 @@ static int hosts_per_node(job_t *job, long ppn)
     return rc;
 }
 
+/* Appends an -x argument (VAR or VAR=VAL, allocated: job_free frees it) */
+static int add_xvar(job_t *job, char *v)
+{
+    char **x = v ? realloc(job->xvars, (job->nx + 1) * sizeof(*x)) : NULL;
+
+    if (!x) {
+        free(v);
+        return 0;
+    }
+    job->xvars = x;
+    job->xvars[job->nx++] = v;
+    return 1;
+}
+
 /* Open MPI's and MPICH's bind-to levels: what pins one rank to one CPU is
  * "core", anything wider "none" (mbmpi binds to a CPU or not at all) */
 static const char *bind_level(const char *v)
@@ -229,6 +245,7 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
         "perhost",      "npernode", "N",          "wdir",     "wd",       "genvlist",    "envlist", "map-by",
         "rank-by",      "prefix",   "mca",        "gmca",     "genv",     "env"};
     /* options without a value that mean nothing here */
+    static const char *const tags[] = {"l", "prepend-rank", "tag-output"};
     static const char *const noops[] = {
         "oversubscribe",     "nooversubscribe", "allow-run-as-root", "q", "quiet",
         "use-hwthread-cpus", "genvall"};
@@ -250,6 +267,11 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
             usage(stdout);
             exit(0);
         }
+        for (k = 0; k < sizeof(tags) / sizeof(tags[0]) && !name; k++)
+            if (opt_match(a, tags[k], &val) && !val) {
+                name = tags[k];
+                job->tag = k < 2 ? 1 : 2;
+            }
         for (k = 0; k < sizeof(noops) / sizeof(noops[0]) && !name; k++)
             if (opt_match(a, noops[k], &val) && !val)
                 name = noops[k];
@@ -293,13 +315,9 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
                 fprintf(stderr, "mpirun: bad variable name '%s' for %s\n", val, a);
                 return 2;
             }
-            char **x = realloc(job->xvars, (job->nx + 1) * sizeof(*x));
-            if (!x)
+            char *kv;
+            if (asprintf(&kv, "%s=%s", val, v2) < 0 || !add_xvar(job, kv))
                 return 1;
-            job->xvars = x;
-            if (asprintf(&job->xvars[job->nx], "%s=%s", val, v2) < 0)
-                return 1;
-            job->nx++;
             continue;
         }
         if (!strcmp(name, "np") || !strcmp(name, "n") || !strcmp(name, "c")) {
@@ -332,26 +350,22 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
             char *copy = strdup(val), *save = NULL, *tok;
             if (!copy)
                 return 1;
-            for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                char **x = realloc(job->xvars, (job->nx + 1) * sizeof(*x));
-                if (!x)
+            for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                if (!add_xvar(job, strdup(tok))) {
+                    free(copy);
                     return 1;
-                job->xvars = x;
-                job->xvars[job->nx++] = tok; /* copy stays allocated: the names live in it */
-            }
+                }
+            free(copy);
         } else if (!strcmp(name, "map-by") || !strcmp(name, "rank-by") || !strcmp(name, "prefix")) {
             /* Open MPI's mapping and install prefix: ranks are placed by
              * block over --host and bound round robin here */
         } else if (!strcmp(name, "x")) {
-            char **x = realloc(job->xvars, (job->nx + 1) * sizeof(*x));
-            if (!x)
-                return 1;
-            job->xvars = x;
-            job->xvars[job->nx++] = (char *)val;
             if (val[0] == '=' || val[0] == '\0') {
                 fprintf(stderr, "mpirun: bad -x '%s'\n", val);
                 return 2;
             }
+            if (!add_xvar(job, strdup(val)))
+                return 1;
         } else if (!strcmp(name, "host") || !strcmp(name, "H") || !strcmp(name, "hosts")) {
             int hrc = split_hosts(job, val);
             if (hrc <= 0)

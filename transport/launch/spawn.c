@@ -245,7 +245,7 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
 
 /* In the child, after fork: never returns. Reports an exec failure's errno
  * through errfd. */
-static void child_exec(const job_t *job, int r, int errfd)
+static void child_exec(const job_t *job, int r, int errfd, const int out_fds[2])
 {
     const rank_proc_t *p = &job->ranks[r];
     char **prog_argv = job->apps[rank_app(job, r)].argv;
@@ -277,6 +277,7 @@ static void child_exec(const job_t *job, int r, int errfd)
         }
     }
 
+    job_output_child(out_fds);
     nenv = rank_env(job, r, env, sizeof(env) / sizeof(env[0]));
     if (!p->via_agent) {
         if (job->wdir && chdir(job->wdir) < 0) {
@@ -357,7 +358,7 @@ static void child_exec(const job_t *job, int r, int errfd)
 
 int job_launch_rank(job_t *job, int r)
 {
-    int pfd[2], e = 0;
+    int pfd[2], out_fds[2], e = 0;
     ssize_t n;
     pid_t pid;
 
@@ -365,18 +366,25 @@ int job_launch_rank(job_t *job, int r)
         fprintf(stderr, "mpirun: pipe: %s\n", strerror(errno));
         return 0;
     }
+    if (!job_output_open(job, r, out_fds)) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return 0;
+    }
     pid = fork();
     if (pid < 0) {
         fprintf(stderr, "mpirun: cannot fork rank %d: %s\n", r, strerror(errno));
         close(pfd[0]);
         close(pfd[1]);
+        job_output_parent(out_fds);
         return 0;
     }
     if (pid == 0) {
         close(pfd[0]);
-        child_exec(job, r, pfd[1]);
+        child_exec(job, r, pfd[1], out_fds);
     }
     close(pfd[1]);
+    job_output_parent(out_fds);
     if (job->pgid == 0)
         job->pgid = pid;
     setpgid(pid, job->pgid); /* also done by the child; whichever runs first */
