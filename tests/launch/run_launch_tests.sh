@@ -280,6 +280,19 @@ run "rank exits 3 after finalize" 3 "mpirun: rank 1 exited with status 3 after M
 if grep -q "ending the job" "$dir/err"; then notok "exit after finalize does not end the job" "$dir/err"; else ok "exit after finalize does not end the job"; fi
 run "non-MPI program fails" 1 "rank [01] exited with status 1; ending the job" "$MPIRUN" -n 2 false
 run "program not found" 127 "cannot execute '/nonexistent/prog'" "$MPIRUN" -n 2 /nonexistent/prog
+# a program named without a '/' that is not on PATH: the working directory
+# (as Open MPI's mpirun); not there either, or not executable: a clear error
+mkdir -p "$tmp/cwdprog"
+cp "$PROBE" "$tmp/cwdprog/probe_here"
+printf '#!/bin/sh\n' >"$tmp/cwdprog/not_exec"
+newdir cwdprog
+if (cd "$tmp/cwdprog" && timeout 30 "$MPIRUN" -n 2 probe_here ok >"$dir/out" 2>"$dir/err"); then
+    ok "a program in the working directory, named without ./"
+else
+    notok "a program in the working directory, named without ./" "$dir/err"
+fi
+run "named program found nowhere" 127 "cannot execute 'mbmpi_no_such_prog': No such file" "$MPIRUN" -n 1 mbmpi_no_such_prog
+run "not executable" 127 "cannot execute 'not_exec': Permission denied" "$MPIRUN" -wdir "$tmp/cwdprog" -n 1 not_exec
 run "--timeout" 124 "time limit of 1 s" "$MPIRUN" -n 2 --timeout 1 "$PROBE" hang
 run "MBMPI_TIMEOUT" 124 "time limit" env MBMPI_TIMEOUT=0.5 "$MPIRUN" -n 2 "$PROBE" hang
 run "bad option" 2 "unknown option" "$MPIRUN" --frobnicate -n 2 "$PROBE" ok

@@ -292,6 +292,15 @@ static void child_exec(const job_t *job, int r, int errfd, const int out_fds[2])
             if (strchr(job->xvars[i], '='))
                 putenv(job->xvars[i]);
         execvp(prog_argv[0], prog_argv);
+        if (errno == ENOENT && !strchr(prog_argv[0], '/')) {
+            /* not on PATH: the working directory, as Open MPI's mpirun
+             * looks there too ("mpirun -n 2 a.out") */
+            char *here = xstrdup_printf("./%s", prog_argv[0]);
+            if (access(here, F_OK) == 0)
+                execv(here, prog_argv); /* sets errno (EACCES ...) */
+            else
+                errno = ENOENT;
+        }
     } else {
         /* AGENT-WORDS env VAR=VAL... prog args */
         size_t nargs = 0, cap, nprog;
