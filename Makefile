@@ -74,6 +74,11 @@ $(LIBDIR)/shared/libmpi.so: $(LIBDIR)/libmpi.a
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libmpi.so -Wl,-Bsymbolic-functions -Wl,-z,defs -o $@ \
 	    -Wl,--whole-archive $< -Wl,--no-whole-archive -lpthread -lm
 
+# mpirun --version: the library's version, as mpi.h gives it
+MBMPI_VERSION := $(shell sed -n 's/^\#define MBMPI_VERSION_STRING "\(.*\)"/\1/p' mpi/include/mpi.h)
+$(BUILD)/transport/launch/options.o: CPPFLAGS += -DMBMPI_VERSION='"$(MBMPI_VERSION)"'
+$(BUILD)/transport/launch/options.o: mpi/include/mpi.h
+
 bin/mpirun: $(LAUNCH_OBJS)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) $^ -o $@

@@ -199,6 +199,12 @@ printf 'localhost slot=2\n' >"$tmp/badhostfile"
 run "bad hostfile line" 2 "badhostfile:1: not 'host'" "$MPIRUN" -f "$tmp/badhostfile" -n 1 "$PROBE" ok
 run "missing hostfile" 2 "cannot read hostfile" "$MPIRUN" -machinefile "$tmp/nohostfile" -n 1 "$PROBE" ok
 run "bad --bind-to" 2 "bad --bind-to" "$MPIRUN" --bind-to frob -n 1 "$PROBE" ok
+ver=$(grep '^#define MBMPI_VERSION_STRING' mpi/include/mpi.h | sed 's/.*"\(.*\)"/\1/')
+if [ "$("$MPIRUN" --version 2>&1)" = "mpirun (mbmpi) $ver" ] && [ "$("$MPIRUN" -V 2>&1)" = "mpirun (mbmpi) $ver" ]; then
+    ok "--version, -V: mpirun (mbmpi) $ver"
+else
+    notok "--version: $("$MPIRUN" --version 2>&1 | head -2)"
+fi
 # tagged output: every line of every rank, prefixed, none lost or merged
 run "-l" 0 "" "$MPIRUN" -l -n 3 sh -c 'echo out; echo err >&2; printf part'
 if [ "$(sort "$dir/out" | tr '\n' '|')" = "[0] out|[0] part|[1] out|[1] part|[2] out|[2] part|" ] &&

@@ -8,12 +8,17 @@
 
 #include "job.h"
 
+#ifndef MBMPI_VERSION
+#define MBMPI_VERSION "unknown"
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mpirun [-n|-np N] [--provider NAME] [-x VAR[=VAL]]... [--host a,b,...]\n"
                "              [--launch-agent 'CMD {host}'] [--store-addr ADDR] [--timeout SEC]\n"
                "              [--bind-to core|none] [--oversubscribe] [--] prog [args...]\n"
                "              [: [-n N] [--] prog2 [args...]]...\n"
+               "  -V, --version        print mpirun's (mbmpi's) version\n"
                "  -n, -np N            number of ranks (default: number of --host entries, else 1)\n"
                "  --provider NAME      sets MBMPI_PROVIDER=NAME for the ranks: mbshm (one host,\n"
                "                       the default there), net (between hosts, the default\n"
@@ -265,6 +270,10 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
             break;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "-V") || !strcmp(a, "--version") || !strcmp(a, "-version")) {
+            printf("mpirun (mbmpi) %s\n", MBMPI_VERSION);
             exit(0);
         }
         for (k = 0; k < sizeof(tags) / sizeof(tags[0]) && !name; k++)
