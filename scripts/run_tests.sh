@@ -85,7 +85,9 @@ for s in $suites; do
         ;;
     launch)
         echo "== launcher tests"
-        bash tests/launch/run_launch_tests.sh 2>&1 | tee "$log/l"
+        # with mpirun and the ranks under valgrind too where it is installed
+        # (install-deps.sh installs it): a few seconds
+        LAUNCH_TEST_VALGRIND=1 bash tests/launch/run_launch_tests.sh 2>&1 | tee "$log/l"
         count "$log/l"
         ;;
     mpi)

@@ -434,6 +434,9 @@ if [ "${LAUNCH_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
     run "valgrind: ranks ok" 0 "" "$MPIRUN" -n 4 $VG "$PROBE" big
     run "valgrind: mpirun segv" 139 "killed by signal 11" $VG "$MPIRUN" -n 4 "$PROBE" segv
     run "valgrind: mpirun abort" 7 "MPI_Abort(7)" $VG "$MPIRUN" -n 4 "$PROBE" abort
+    # the options that allocate (-genv, -genvlist, host slots, MPMD contexts) and the output pipes
+    run "valgrind: mpirun -l, -genv, slots, MPMD" 0 "" $VG "$MPIRUN" -l --mca btl self -genv PROBE_X v \
+        -genvlist PROBE_Y -x PROBE_Z=1 --host localhost:2 -n 1 "$PROBE" ok : -n 1 "$PROBE" env
 fi
 
 echo "$passed passed, $failed failed"
