@@ -25,6 +25,7 @@ typedef struct mpii_global {
     const char *provider;
     const char *protocol;
     const char *bind; /* MBMPI_BIND: auto, core, none */
+    int report_bindings; /* MBMPI_REPORT_BINDINGS: say the CPU at MPI_Init */
     size_t eager_limit;
     size_t credits;
     size_t fifo_buf_size;

@@ -91,6 +91,9 @@ static ut_cfg_entry_t mpi_cfg_entries[] = {
      "than "
      "its CPUs)",
      UT_CFG_STRING, &mpii_g.bind},
+    {"REPORT_BINDINGS", "0",
+     "1: each rank writes to stderr at MPI_Init the CPU it is bound to (mpirun --report-bindings)",
+     UT_CFG_INT, &mpii_g.report_bindings},
     {"SPIN", "-1",
      "idle progress polls before a wait yields the CPU; -1: 200, or 0 when this host runs more ranks than it "
      "has CPUs",
@@ -238,6 +241,29 @@ int mpii_world_cpu_class(int w)
     return cpu_classes > 0 && w >= 0 && w < mpii_g.size ? w % cpu_classes : -1;
 }
 
+/* mpirun --report-bindings (MBMPI_REPORT_BINDINGS=1): one line per rank on
+ * stderr, the CPU it is bound to (cpu >= 0) or the CPUs it may run on */
+static void report_binding(int cpu)
+{
+    char host[256] = "?", cpus[256];
+    cpu_set_t set;
+    size_t n = 0;
+
+    if (!mpii_g.report_bindings)
+        return;
+    gethostname(host, sizeof(host) - 1);
+    if (cpu >= 0) {
+        fprintf(stderr, "mbmpi: rank %d on %s bound to CPU %d\n", mpii_g.rank, host, cpu);
+        return;
+    }
+    cpus[0] = '\0';
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE && n + 8 < sizeof(cpus); c++)
+            if (CPU_ISSET(c, &set))
+                n += (size_t)snprintf(cpus + n, sizeof(cpus) - n, "%s%d", n ? "," : "", c);
+    fprintf(stderr, "mbmpi: rank %d on %s not bound (CPUs %s)\n", mpii_g.rank, host, cpus);
+}
+
 static void bind_rank(void)
 {
     const char *lr = getenv("MBMPI_LOCAL_RANK");
@@ -246,20 +272,27 @@ static void bind_rank(void)
 
     read_start_cpus();
     want = bind_wanted();
-    if (!want || !CPU_COUNT(&start_cpus) || local < 0)
+    if (!want || !CPU_COUNT(&start_cpus) || local < 0) {
+        report_binding(-1);
         return;
+    }
     k = local % start_ncpus;
     for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
         if (CPU_ISSET(cpu, &start_cpus) && k-- == 0)
             break;
-    if (cpu == CPU_SETSIZE)
+    if (cpu == CPU_SETSIZE) {
+        report_binding(-1);
         return;
+    }
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
-    if (sched_setaffinity(0, sizeof(one), &one) != 0)
+    if (sched_setaffinity(0, sizeof(one), &one) != 0) {
         ut_warn("MPI_Init: could not bind to CPU %d: %s", cpu, strerror(errno));
-    else
+        report_binding(-1);
+    } else {
         ut_debug("bound to CPU %d", cpu);
+        report_binding(cpu);
+    }
 }
 
 int mpii_is_initialized(void)

@@ -156,6 +156,20 @@ else
     sed 's/^/#   /' "$dir/err"
 fi
 run "MPMD: nothing after ':'" 2 "no program to run after ':'" "$MPIRUN" -n 1 "$PROBE" ok :
+# --report-bindings: one line per rank at MPI_Init (an MPI program: mpmd.c)
+run "--report-bindings" 0 "" "$MPIRUN" --report-bindings -n 2 "$mp" x
+if grep -q '^mbmpi: rank 0 on .* \(bound to CPU [0-9]*\|not bound (CPUs [0-9,]*)\)$' "$dir/err" &&
+    grep -q '^mbmpi: rank 1 on ' "$dir/err"; then
+    ok "--report-bindings: each rank says its CPU"
+else
+    notok "--report-bindings: each rank says its CPU" "$dir/err"
+fi
+run "--report-bindings --bind-to none" 0 "" "$MPIRUN" --report-bindings --bind-to none -n 2 "$mp" x
+if [ "$(grep -c '^mbmpi: rank [01] on .* not bound (CPUs [0-9,]*)$' "$dir/err")" = 2 ]; then
+    ok "--report-bindings --bind-to none: not bound"
+else
+    notok "--report-bindings --bind-to none: not bound" "$dir/err"
+fi
 
 # Open MPI's and MPICH's mpiexec options (command lines written for them run)
 run "Open MPI options: --allow-run-as-root --oversubscribe --map-by --rank-by --bind-to hwthread -q" 0 "" \

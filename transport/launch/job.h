@@ -61,6 +61,7 @@ typedef struct job {
     long ppn;         /* -ppn: ranks per host of the list (0: as listed) */
     const char *wdir; /* -wdir: the ranks' working directory (NULL: mpirun's) */
     int tag;          /* output lines prefixed: 0 no, 1 "[r] " (-l), 2 "[1,r]<stdout>:" (--tag-output) */
+    int report_bindings; /* --report-bindings: each rank says its CPU at MPI_Init */
     job_app_t *apps; /* the program(s): one app context or several */
     int napps;
     /* state */

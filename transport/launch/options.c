@@ -35,6 +35,7 @@ static void usage(FILE *f)
                "  --timeout SEC        end the job after SEC seconds, exit 124 (env MBMPI_TIMEOUT)\n"
                "  --bind-to core|none  pin each rank to one CPU, or not (sets MBMPI_BIND; default:\n"
                "                       core, round robin, when a host runs 2 or more ranks)\n"
+               "  --report-bindings    each rank says at MPI_Init the CPU it is bound to\n"
                "  -l, --tag-output     each output line prefixed with its rank: '[3] text' (also\n"
                "                       -prepend-rank), '[1,3]<stdout>:text' (--tag-output)\n"
                "  : ...                another program in the same job (MPMD): its -n ranks follow\n"
@@ -281,6 +282,10 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
                 name = tags[k];
                 job->tag = k < 2 ? 1 : 2;
             }
+        if (opt_match(a, "report-bindings", &val) && !val) {
+            job->report_bindings = 1;
+            continue;
+        }
         for (k = 0; k < sizeof(noops) / sizeof(noops[0]) && !name; k++)
             if (opt_match(a, noops[k], &val) && !val)
                 name = noops[k];

@@ -216,7 +216,7 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
     const rank_proc_t *p = &job->ranks[r];
     size_t n = 0;
 
-    if (max < 14)
+    if (max < 15)
         return 0;
     env[n++] = xstrdup_printf("MBMPI_RANK=%d", r);
     env[n++] = xstrdup_printf("MBMPI_SIZE=%d", job->n);
@@ -233,6 +233,8 @@ static size_t rank_env(const job_t *job, int r, char **env, size_t max)
         env[n++] = xstrdup_printf("MBMPI_PROVIDER=%s", job->provider);
     if (job->bind)
         env[n++] = xstrdup_printf("MBMPI_BIND=%s", job->bind);
+    if (job->report_bindings)
+        env[n++] = xstrdup_printf("MBMPI_REPORT_BINDINGS=1");
     /* gfortran buffers stdout and stderr unless they are terminals: what a
      * rank had written was lost when the job ended it (a peer's MPI_Abort
      * or crash), and pieces of lines interleaved. Unbuffered, as under Open
