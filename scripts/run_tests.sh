@@ -82,6 +82,19 @@ for s in $suites; do
             echo "not ok - the library does not build with CFLAGS=-O3"
             total_fail=$((total_fail + 1))
         fi
+        # and with clang, where installed (its -Wextra has checks gcc's lacks,
+        # e.g. missing field initializers in designated initializers)
+        if command -v clang >/dev/null; then
+            if make -s -j2 BUILD=build-clang LIBDIR=build-clang/lib CC=clang build-clang/lib/libmpi.a \
+                >"$log/clang" 2>&1; then
+                echo "ok - the library builds with CC=clang"
+                total_pass=$((total_pass + 1))
+            else
+                grep -E 'error' "$log/clang" | head -n 10
+                echo "not ok - the library does not build with CC=clang"
+                total_fail=$((total_fail + 1))
+            fi
+        fi
         ;;
     launch)
         echo "== launcher tests"

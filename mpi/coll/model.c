@@ -979,10 +979,11 @@ static const algo_info_t bcast_info[MPII_BCAST_ALGO_COUNT] = {
                                       w_bcast_scatter_allgather, NULL, s_scatter_allgather},
 };
 static const algo_info_t reduce_info[MPII_REDUCE_ALGO_COUNT] = {
-    [MPII_REDUCE_BINOMIAL] = {"binomial", A_COMM, c_reduce_binomial, w_reduce_tree},
-    [MPII_REDUCE_LINEAR] = {"linear", 0, c_reduce_linear, w_reduce_tree},
-    [MPII_REDUCE_RABENSEIFNER] = {"rabenseifner", A_COMM | A_CNT_P2, c_reduce_rabenseifner, w_reduce_rabenseifner},
-    [MPII_REDUCE_BINOMIAL_ORDERED] = {"binomial_ordered", 0, c_reduce_binomial, w_reduce_tree},
+    [MPII_REDUCE_BINOMIAL] = {"binomial", A_COMM, c_reduce_binomial, w_reduce_tree, NULL, NULL},
+    [MPII_REDUCE_LINEAR] = {"linear", 0, c_reduce_linear, w_reduce_tree, NULL, NULL},
+    [MPII_REDUCE_RABENSEIFNER] = {"rabenseifner", A_COMM | A_CNT_P2, c_reduce_rabenseifner,
+                                  w_reduce_rabenseifner, NULL, NULL},
+    [MPII_REDUCE_BINOMIAL_ORDERED] = {"binomial_ordered", 0, c_reduce_binomial, w_reduce_tree, NULL, NULL},
 };
 static const algo_info_t allreduce_info[MPII_ALLREDUCE_ALGO_COUNT] = {
     [MPII_ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", A_COMM, c_allreduce_recursive_doubling,
@@ -1004,10 +1005,10 @@ static const algo_info_t gather_info[MPII_GATHER_ALGO_COUNT] = {
     [MPII_GATHER_LINEAR] = {"flat", A_READ, c_scatter_flat, w_scatter_flat, p_fan_in, s_one},
 };
 static const algo_info_t allgather_info[MPII_ALLGATHER_ALGO_COUNT] = {
-    [MPII_ALLGATHER_RING] = {"ring", A_READ, c_allgather_ring, w_allgather_ring},
+    [MPII_ALLGATHER_RING] = {"ring", A_READ, c_allgather_ring, w_allgather_ring, NULL, NULL},
     [MPII_ALLGATHER_RECURSIVE_DOUBLING] = {"recursive_doubling", A_POF2 | A_READ,
-                                           c_allgather_recursive_doubling, w_allgather_doubling},
-    [MPII_ALLGATHER_BRUCK] = {"bruck", A_BULK | A_READ, c_allgather_bruck, w_allgather_doubling},
+                                           c_allgather_recursive_doubling, w_allgather_doubling, NULL, NULL},
+    [MPII_ALLGATHER_BRUCK] = {"bruck", A_BULK | A_READ, c_allgather_bruck, w_allgather_doubling, NULL, NULL},
 };
 static const algo_info_t alltoall_info[MPII_ALLTOALL_ALGO_COUNT] = {
     [MPII_ALLTOALL_PAIRWISE] = {"pairwise", A_READ, c_alltoall_pairwise, w_alltoall_pairs, NULL, s_line},
