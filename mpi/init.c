@@ -165,6 +165,35 @@ static const char *const mpi_cfg_extra[] = {
 };
 
 /* Ranks of this job on this host (MBMPI_LOCAL_SIZE, set by mpirun). */
+/*
+ * The collectives' model prices the waits of ranks that outnumber their
+ * host's CPUs (mpi/coll/model.c), and every rank must choose the same
+ * algorithm: so it takes the load of the job's most loaded host (the most
+ * ranks per CPU; of those, the most ranks), which MPI_Init's exchange
+ * gives every rank alike, not its own host's (with 3 ranks on one host and
+ * 4 on another, the two hosts had chosen different Barriers and hung).
+ */
+static int load_ranks, load_cpus;
+
+static void job_host_load(int ranks, int cpus)
+{
+    if (load_cpus == 0 || (long)ranks * load_cpus > (long)load_ranks * cpus ||
+        ((long)ranks * load_cpus == (long)load_ranks * cpus && ranks > load_ranks)) {
+        load_ranks = ranks;
+        load_cpus = cpus;
+    }
+}
+
+int mpii_job_host_ranks(void)
+{
+    return load_cpus ? load_ranks : mpii_host_ranks();
+}
+
+int mpii_job_host_cpus(void)
+{
+    return load_cpus ? load_cpus : mpii_host_cpus();
+}
+
 int mpii_host_ranks(void)
 {
     const char *ls = getenv("MBMPI_LOCAL_SIZE");
@@ -378,9 +407,10 @@ static int transport_open(void)
              mpii_g.tl->caps.version & 0xffff);
     ut_debug("transport %s (MBMPI_PROVIDER=%s)", info, mpii_g.provider);
     /* and after a '|', the CPU classes the trees would place ranks on
-     * (placement_cpus): every rank must see the same */
+     * (placement_cpus): every rank must see the same; after a second '|',
+     * this host's ranks and CPUs (job_host_load) */
     snprintf(key, sizeof(key), "prov.%d", mpii_g.rank);
-    snprintf(mine, sizeof(mine), "%s|%d", info, placement_cpus());
+    snprintf(mine, sizeof(mine), "%s|%d|%d,%d", info, placement_cpus(), mpii_host_ranks(), mpii_host_cpus());
     rc = boot_put(mpii_g.boot, key, mine, strlen(mine) + 1);
     if (rc == UT_OK)
         rc = boot_fence(mpii_g.boot);
@@ -393,10 +423,19 @@ static int transport_open(void)
             return rc;
         other[sizeof(other) - 1] = 0;
         bar = strchr(other, '|');
-        if (!bar || strcmp(bar, strchr(mine, '|')))
-            same_cpus = 0;
-        if (bar)
+        if (bar) {
+            char *load = strchr(bar + 1, '|');
+            const char *mine_cls = strchr(mine, '|');
+            int r = 0, c = 0;
+            if (!load || (size_t)(load - bar) != (size_t)(strchr(mine_cls + 1, '|') - mine_cls) ||
+                strncmp(bar, mine_cls, (size_t)(load - bar)))
+                same_cpus = 0;
+            if (load && sscanf(load + 1, "%d,%d", &r, &c) == 2 && r > 0 && c > 0)
+                job_host_load(r, c);
             *bar = 0;
+        } else {
+            same_cpus = 0;
+        }
         if (strcmp(other, info)) {
             fprintf(stderr,
                     "mbmpi: MPI_Init: rank %d uses provider \"%s\" but rank %d uses \"%s\"; all ranks must "

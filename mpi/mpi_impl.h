@@ -248,6 +248,11 @@ int mpii_is_initialized(void);
 /* Ranks of the job on this host, and CPUs this process may run on (init.c). */
 int mpii_host_ranks(void);
 int mpii_host_cpus(void);
+/* The job's most loaded host (most ranks per CPU), the same at every rank
+ * after MPI_Init's address exchange (this host's before it): what the
+ * collectives' model prices, so that every rank picks the same algorithm */
+int mpii_job_host_ranks(void);
+int mpii_job_host_cpus(void);
 /* The CPU class (0 .. n - 1) world rank w runs on when the ranks, all on
  * this host and pinned round robin, outnumber its n CPUs; -1 otherwise
  * (init.c; the same answer at every rank) */

@@ -1508,8 +1508,8 @@ int mpii_coll_init(const char *provider, int rank)
     if (bad)
         return MPI_ERR_OTHER;
     generation++;
-    host_ranks = mpii_host_ranks();
-    host_cpus = mpii_host_cpus();
+    host_ranks = mpii_job_host_ranks();
+    host_cpus = mpii_job_host_cpus();
     on_mbshm = provider != NULL && !strcmp(provider, "mbshm");
 
     if (mpii_coll_cfg_plogp_file != NULL && mpii_coll_cfg_plogp_file[0] != '\0') {

@@ -208,6 +208,18 @@ run "--hostfile" 0 "" "$MPIRUN" -n 4 --hostfile "$tmp/hostfile" "${agent_args[@]
 if slots_ok; then ok "--hostfile: 'host slots=N' and 'host:N' lines"; else notok "--hostfile: 'host slots=N' and 'host:N' lines" "$dir/out"; fi
 run "-ppn 2" 0 "" "$MPIRUN" -n 4 -hosts localhost,fakehost,localhost -ppn 2 "${agent_args[@]}" "$PROBE" env
 if slots_ok; then ok "-ppn 2 over -hosts a,b,a: 2 ranks on each host"; else notok "-ppn 2 over -hosts a,b,a: 2 ranks on each host" "$dir/out"; fi
+# hosts with different numbers of ranks: every rank must pick the same
+# collective algorithms (they priced their own host's load and hung)
+un="$top/build/tests/launch/uneven_hosts"
+if ! "$top/bin/mpicc" -O2 -o "$un" tests/launch/uneven_hosts.c 2>"$tmp/uneven.err"; then
+    notok "uneven hosts: build" "$tmp/uneven.err"
+else
+    for layout in a:3,b:4 a:2,b:3,c:1,d:1 localhost:1,b:5; do
+        run "collectives with hosts of uneven load ($layout)" 0 "" "$MPIRUN" --timeout 25 --host "$layout" \
+            "${agent_args[@]}" "$un"
+        if ! grep -q '^uneven_hosts ok' "$dir/out"; then notok "uneven hosts ($layout): no 'ok'" "$dir/out"; fi
+    done
+fi
 run "bad --host slots" 2 "bad host entry" "$MPIRUN" --host localhost:0 -n 1 "$PROBE" ok
 printf 'localhost slot=2\n' >"$tmp/badhostfile"
 run "bad hostfile line" 2 "badhostfile:1: not 'host'" "$MPIRUN" -f "$tmp/badhostfile" -n 1 "$PROBE" ok
