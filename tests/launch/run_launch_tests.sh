@@ -220,6 +220,10 @@ else
         if ! grep -q '^uneven_hosts ok' "$dir/out"; then notok "uneven hosts ($layout): no 'ok'" "$dir/out"; fi
     done
 fi
+run "-N 2 without a host list" 0 "" "$MPIRUN" -N 2 "$PROBE" env
+if [ "$(grep -c 'size=2 ' "$dir/out")" = 2 ]; then ok "-N 2 alone runs 2 ranks here"; else notok "-N 2 alone runs 2 ranks here" "$dir/out"; fi
+python3 -c "print('h' * 5000)" >"$tmp/longhostfile" 2>/dev/null || printf '%05000d\n' 0 >"$tmp/longhostfile"
+run "hostfile line too long" 2 "line longer than" "$MPIRUN" --hostfile "$tmp/longhostfile" -n 1 "$PROBE" ok
 run "bad --host slots" 2 "bad host entry" "$MPIRUN" --host localhost:0 -n 1 "$PROBE" ok
 printf 'localhost slot=2\n' >"$tmp/badhostfile"
 run "bad hostfile line" 2 "badhostfile:1: not 'host'" "$MPIRUN" -f "$tmp/badhostfile" -n 1 "$PROBE" ok
@@ -253,6 +257,23 @@ if [ "$(sed 's/ .*//' "$dir/out" | sort | uniq -c | awk '{printf "%s %s|", $1, $
     ok "-l: 3 x 30000 lines, each whole"
 else
     notok "-l: 3 x 30000 lines, each whole" "$dir/err"
+fi
+# -l and mpirun's stdout closed (mpirun -l ... | head): the job ends as by
+# SIGPIPE (141) with a message, not running on with its output thrown away
+newdir lclosed
+timeout -k 5 30 "$MPIRUN" -l -n 2 sh -c 'while :; do echo x; done' >&- 2>"$dir/err"
+rc=$?
+if [ "$rc" = 141 ] && grep -q 'cannot write the ranks' "$dir/err"; then
+    ok "-l with stdout closed ends the job (141)"
+else
+    notok "-l with stdout closed ends the job (exit $rc, want 141)" "$dir/err"
+fi
+timeout -k 5 30 "$MPIRUN" -l -n 2 yes 2>"$dir/err" | head -1 >"$dir/out"
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 141 ] && { [ "$(cat "$dir/out")" = "[0] y" ] || [ "$(cat "$dir/out")" = "[1] y" ]; }; then
+    ok "-l | head -1 ends the job (141)"
+else
+    notok "-l | head -1 ends the job (exit $rc, want 141)" "$dir/err"
 fi
 run "-l: a rank's output before it crashes" 139 "killed by signal 11" "$MPIRUN" -l -n 2 sh -c 'echo before; kill -SEGV $$'
 if grep -q '^\[[01]\] before$' "$dir/out"; then ok "-l: output before a crash is kept"; else notok "-l: output before a crash is kept" "$dir/out"; fi

@@ -62,6 +62,7 @@ typedef struct job {
     const char *wdir; /* -wdir: the ranks' working directory (NULL: mpirun's) */
     int tag;          /* output lines prefixed: 0 no, 1 "[r] " (-l), 2 "[1,r]<stdout>:" (--tag-output) */
     int report_bindings; /* --report-bindings: each rank says its CPU at MPI_Init */
+    int output_lost;     /* tagged output: mpirun's stdout or stderr refused a write (closed pipe) */
     job_app_t *apps; /* the program(s): one app context or several */
     int napps;
     /* state */

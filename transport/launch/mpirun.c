@@ -510,6 +510,10 @@ int main(int argc, char **argv)
         }
         if (n > 0)
             job_output_process(&job, fds + 1 + nst, nout);
+        if (job.output_lost && job.state == JOB_RUNNING) {
+            fprintf(stderr, "mpirun: cannot write the ranks' output (closed pipe or file); ending the job\n");
+            end_job(&job, 128 + SIGPIPE);
+        }
         store_process(job.store, fds + 1, nst, now_ms());
         handle_store_events(&job);
         reap(&job);
@@ -521,6 +525,8 @@ int main(int argc, char **argv)
     job_output_drain(&job, 2000);
     remove_shm_files(&job);
     rc = job.state == JOB_RUNNING ? job.post_status : job.exit_code;
+    if (job.output_lost && rc == 0)
+        rc = 128 + SIGPIPE; /* the ranks ended first, but their output was lost */
     job_free(&job);
     close(sig_pipe[0]);
     close(sig_pipe[1]);

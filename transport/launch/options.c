@@ -169,6 +169,12 @@ static int read_hostfile(job_t *job, const char *path)
         long slots = 1;
 
         lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            fprintf(stderr, "mpirun: %s:%d: line longer than %zu characters\n", path, lineno,
+                    sizeof(line) - 2);
+            rc = -1;
+            break;
+        }
         if (hash)
             *hash = '\0';
         host = strtok_r(line, " \t\r\n", &save);
@@ -451,7 +457,8 @@ int job_parse_args(job_t *job, int argc, char **argv)
     if (job->ppn && job->hosts && !hosts_per_node(job, job->ppn))
         return 1;
     if (job->napps == 1) {
-        job->n = n ? (int)n : (job->nhosts ? (int)job->nhosts : 1);
+        /* -ppn N alone (one host): N ranks, as Open MPI's -N and MPICH's -ppn */
+        job->n = n ? (int)n : job->nhosts ? (int)job->nhosts : job->ppn ? (int)job->ppn : 1;
         job->apps[0].n = job->n;
     } else {
         for (int k = 0; k < job->napps; k++)

@@ -5,7 +5,9 @@
  * its poll loop and copies out line by line, each line prefixed with the
  * rank: "[3] text" (MPICH's -l) or "[1,3]<stdout>:text" (Open MPI's
  * --tag-output). A line without its newline is completed when the rank
- * closes the stream; one longer than OUT_LINE_MAX goes out in pieces.
+ * closes the stream; one longer than OUT_LINE_MAX goes out in pieces. When
+ * mpirun's stdout or stderr refuses a write (a closed pipe: mpirun -l ... |
+ * head), the job ends as the ranks would have by SIGPIPE (exit 141).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,11 +66,14 @@ void job_output_parent(const int child_fds[2])
     }
 }
 
-/* Writes len bytes of stream s of rank r as one line (adds the newline) */
+/* Writes len bytes of stream s of rank r as one line (adds the newline);
+ * nothing once mpirun's own stream refused a write */
 static void emit(const job_t *job, int r, int s, const char *text, size_t len)
 {
     FILE *f = s ? stderr : stdout;
 
+    if (job->output_lost)
+        return;
     if (job->tag == 1)
         fprintf(f, "[%d] ", r);
     else
@@ -128,7 +133,8 @@ static void forward(job_t *job, int r, int s)
             }
         }
     }
-    fflush(s ? stderr : stdout);
+    if (!job->output_lost && (fflush(s ? stderr : stdout) != 0 || ferror(s ? stderr : stdout)))
+        job->output_lost = 1; /* a closed pipe (mpirun ... | head): mpirun.c ends the job */
 }
 
 size_t job_output_pollfds(const job_t *job, struct pollfd *fds, size_t max)
