@@ -35,6 +35,22 @@ count() {
 # Run one CMocka program (the rest of the line: its command) into $log/u,
 # print and count its results; an exit without a CMocka failure line counts
 # as a failure (99: valgrind's errors). $1 names it in that message.
+# build_check NAME WHAT MAKE-VARS...: the library builds in build-NAME/ with
+# those make variables (one ok / not ok line)
+build_check() {
+    local name=$1 what=$2
+    shift 2
+    if make -s -j2 BUILD="build-$name" LIBDIR="build-$name/lib" "$@" "build-$name/lib/libmpi.a" \
+        >"$log/$name" 2>&1; then
+        echo "ok - the library builds with $what"
+        total_pass=$((total_pass + 1))
+    else
+        grep -E 'error' "$log/$name" | head -n 10
+        echo "not ok - the library does not build with $what"
+        total_fail=$((total_fail + 1))
+    fi
+}
+
 cmocka_run() {
     local what=$1 rc
     shift
@@ -74,26 +90,11 @@ for s in $suites; do
         fi
         # the library also builds at -O3, where gcc warns about more
         # (maybe-uninitialized) and -Werror turns that into a failed build
-        if make -s -j2 BUILD=build-o3 LIBDIR=build-o3/lib CFLAGS="-O3" build-o3/lib/libmpi.a >"$log/o3" 2>&1; then
-            echo "ok - the library builds with CFLAGS=-O3"
-            total_pass=$((total_pass + 1))
-        else
-            grep -E 'error' "$log/o3" | head -n 10
-            echo "not ok - the library does not build with CFLAGS=-O3"
-            total_fail=$((total_fail + 1))
-        fi
+        build_check o3 "CFLAGS=-O3" CFLAGS="-O3"
         # and with clang, where installed (its -Wextra has checks gcc's lacks,
         # e.g. missing field initializers in designated initializers)
         if command -v clang >/dev/null; then
-            if make -s -j2 BUILD=build-clang LIBDIR=build-clang/lib CC=clang build-clang/lib/libmpi.a \
-                >"$log/clang" 2>&1; then
-                echo "ok - the library builds with CC=clang"
-                total_pass=$((total_pass + 1))
-            else
-                grep -E 'error' "$log/clang" | head -n 10
-                echo "not ok - the library does not build with CC=clang"
-                total_fail=$((total_fail + 1))
-            fi
+            build_check clang "CC=clang" CC=clang
         fi
         ;;
     launch)
