@@ -43,7 +43,13 @@
 #          runs that round's jobs with them (MBMPI_PLOGP_FILE): predictions
 #          and picks then meet the machine in the state the timings do (on
 #          a shared VM it drifts by 20 % and more within minutes), and each
-#          round is scored alone (points = rounds x sizes).
+#          round is scored alone (points = rounds x sizes). Between
+#          calibrated rounds (COLL_FIT, default 1) the parameters bench/plogp
+#          cannot measure, wake, turn and xwait (what a rank's turn on a
+#          shared CPU costs, mpi/coll/model.c), are fitted to the round's jobs
+#          of more ranks than CPUs (bench/coll --predict-only over a small
+#          grid of scalings, the median error the measure) and used in the
+#          next round: rounds 2 on are predicted out of sample.
 #   peers  builds bench/coll with bin/mpicc, mpicc.openmpi and mpicc.mpich
 #          (a missing one is skipped with a message) and runs, for every
 #          operation x P, mbmpi (COLL_PEERS_PROVIDER, default mbshm: what
@@ -74,6 +80,8 @@
 #   COLL_TIMEOUT (60)            seconds per job (mpirun --timeout + timeout)
 #   COLL_BUDGET (270; peers 600) no job starts after this many seconds
 #   COLL_CALIBRATE (0)           coll: 1 = parameters measured every round
+#   COLL_FIT (1)                 coll, calibrated: wake, turn, xwait fitted
+#                                between rounds (0: carried over)
 #   COLL_ROUNDS (peers 3, coll 1) peers: rounds of mbmpi, Open MPI, MPICH;
 #                                coll: rounds of every job, each point the
 #                                median over them (coll_<p>_<op>_P<P>_r<k>.csv)
@@ -425,6 +433,77 @@ coll_args() { # the sweep options shared by coll and peers
     echo "-m $SIZES -f $FACTOR -r $REPS -t $RUN_BUDGET${ITERS:+ -i $ITERS}"
 }
 
+mul() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a * b }'; } # a x b, 3 decimals
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }          # a < b (decimals)
+
+# fit_err <provider> <file> <csv...>: the median |predicted - measured| /
+# measured over the forced algorithms' rows of the CSVs (bench/coll's, one
+# op and P each) with the model's parameters from <file> (bench/coll
+# --predict-only at each CSV's op and P); prints nothing when no row compares
+fit_err() {
+    local p=$1 file=$2 csv op np
+    shift 2
+    : >"$OUT/fit_$p.err"
+    for csv in "$@"; do
+        read -r op np < <(awk -F, 'NR == 2 { print $1, $2; exit }' "$csv")
+        [ -n "${np:-}" ] || continue
+        env MBMPI_PLOGP_FILE="$file" timeout -k 3 33 bin/mpirun -n "$np" --provider "$p" --timeout 30 \
+            "$BUILD/coll" -c "$op" --predict-only $(coll_args) --csv "$OUT/fit_$p.pred" >/dev/null 2>&1 || continue
+        awk -F, 'NR == FNR { if (FNR > 1) pr[$3 FS $4] = $6; next }
+            FNR > 1 && $4 != "auto" && $5 > 0 && pr[$3 FS $4] > 0 { e = (pr[$3 FS $4] - $5) / $5; print e < 0 ? -e : e }' \
+            "$OUT/fit_$p.pred" "$csv" >>"$OUT/fit_$p.err"
+    done
+    sort -g "$OUT/fit_$p.err" | awk '{ a[++n] = $1 } END { if (n) printf "%.4f\n", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }'
+    rm -f "$OUT/fit_$p.err" "$OUT/fit_$p.pred"
+}
+
+# fit_over <provider> <file> <csv...>: fits the oversubscription lines wake,
+# turn and xwait of <file> (mpi/coll/model.c: what a rank's turn on a shared
+# CPU costs; bench/plogp measures 2 ranks, which never wait for one) to the
+# CSVs, jobs of more ranks than CPUs: all three scaled together by 0.5-2,
+# then each alone by 0.67-1.5, keeping whatever lowers the median error
+# (fit_err). Writes the fitted lines into <file> with a comment; prints
+# "<before> <after>" (the median errors).
+fit_over() {
+    local p=$1 file=$2 w t x e0 e best s f k v bw bt bx
+    shift 2
+    w=$(awk '$1 == "wake" { print $2 }' "$file"); t=$(awk '$1 == "turn" { print $2 }' "$file")
+    x=$(awk '$1 == "xwait" { print $2 }' "$file")
+    [ -n "$w" ] && [ -n "$t" ] && [ -n "$x" ] || return 1
+    # with <wake> <turn> <xwait>: <file> with those lines, as $OUT/fit_<p>.try
+    with() {
+        awk -v w="$1" -v t="$2" -v x="$3" '$1 == "wake" { $0 = "wake " w } $1 == "turn" { $0 = "turn " t }
+            $1 == "xwait" { $0 = "xwait " x } { print }' "$file" >"$OUT/fit_$p.try"
+    }
+    e0=$(fit_err "$p" "$file" "$@")
+    [ -n "$e0" ] || return 1
+    best=$e0 bw=$w bt=$t bx=$x
+    for s in 0.5 0.67 0.8 1.25 1.5 2; do
+        with "$(mul "$w" $s)" "$(mul "$t" $s)" "$(mul "$x" $s)"
+        e=$(fit_err "$p" "$OUT/fit_$p.try" "$@")
+        if [ -n "$e" ] && lt "$e" "$best"; then best=$e bw=$(mul "$w" $s) bt=$(mul "$t" $s) bx=$(mul "$x" $s); fi
+    done
+    for k in wake turn xwait; do
+        for f in 0.67 0.8 1.25 1.5; do
+            case $k in
+            wake) v=$(mul "$bw" $f); with "$v" "$bt" "$bx" ;;
+            turn) v=$(mul "$bt" $f); with "$bw" "$v" "$bx" ;;
+            xwait) v=$(mul "$bx" $f); with "$bw" "$bt" "$v" ;;
+            esac
+            e=$(fit_err "$p" "$OUT/fit_$p.try" "$@")
+            if [ -n "$e" ] && lt "$e" "$best"; then
+                best=$e
+                case $k in wake) bw=$v ;; turn) bt=$v ;; xwait) bx=$v ;; esac
+            fi
+        done
+    done
+    with "$bw" "$bt" "$bx"
+    awk -v c="# wake, turn, xwait: fitted $(date -u '+%Y-%m-%d %H:%M UTC') by bench/run_coll.sh to $# bench/coll jobs of more ranks than CPUs (median error $e0 -> $best)" \
+        '$1 == "wake" && !done { print c; done = 1 } { print }' "$OUT/fit_$p.try" >"$file"
+    rm -f "$OUT/fit_$p.try"
+    echo "$e0 $best"
+}
+
 if [ "$MODE" = coll ]; then
     build bin/mpicc bench/coll.c "$BUILD/coll" || exit 1
     if ! grep -q MBMPI_HAVE_COLL_EXT mpi/include/mpi.h; then
@@ -432,6 +511,8 @@ if [ "$MODE" = coll ]; then
     fi
     CROUNDS=${COLL_ROUNDS:-1}
     CAL=${COLL_CALIBRATE:-0}
+    FIT=${COLL_FIT:-1}
+    rm -f "$OUT"/fit_*.lines
     if [ "$CAL" = 1 ]; then
         build bin/mpicc bench/plogp.c "$BUILD/plogp" || exit 1
         ncal=$(($(echo $PROVIDERS | wc -w) * CROUNDS))
@@ -454,6 +535,11 @@ if [ "$MODE" = coll ]; then
                 -r 3 -m "${SIZES#*:}" -o "$cal.tmp"; then
                 CARRY=$(carry_lines "$p") awk '/^# m_bytes/ { print ENVIRON["CARRY"] } { print }' "$cal.tmp" >"$cal" &&
                     cal_file=$cal
+                # the oversubscription lines fitted on the round before
+                if [ -n "${cal_file:-}" ] && [ -s "$OUT/fit_$p.lines" ]; then
+                    FIT=$(cat "$OUT/fit_$p.lines") awk '$1 == "wake" { print ENVIRON["FIT"] } $1 ~ /^(wake|turn|xwait)$/ { next } { print }' \
+                        "$cal" >"$cal.fit" && mv "$cal.fit" "$cal"
+                fi
             fi
             # and mbshm's one-way costs through the rings
             if [ "$p" = mbshm ] && [ -n "${cal_file:-}" ] && t=$(run_timeout) &&
@@ -476,12 +562,31 @@ if [ "$MODE" = coll ]; then
             [ "$CROUNDS" -gt 1 ] && tag=${tag}_r$round
             if ! t=$(run_timeout); then skip_job "coll $op P=$np $p${round:+ round $round}"; continue; fi
             rm -f "$OUT/$tag.csv"
+            # no round of an earlier run with more rounds joins the medians
+            [ "$round" = 1 ] && rm -f "$OUT/coll_${p}_${op}_P${np}"_r*.csv
             one_job "$tag" "coll $op P=$np $(provname "$p")$([ "$CROUNDS" -gt 1 ] && echo " r$round")" "$t" \
                 env ${cal_file:+MBMPI_PLOGP_FILE=$cal_file} \
                 bin/mpirun -n "$np" --provider "$p" --timeout "$t" "$BUILD/coll" -c "$op" $(coll_args) \
                 --csv "$OUT/$tag.csv"
             [ "$round" = 1 ] && [ -s "$OUT/$tag.csv" ] && jobs+=("${tag%_r1}")
         done; done
+        # fit the next round's wake, turn and xwait to this round's jobs of
+        # more ranks than CPUs (COLL_FIT): each round is then predicted with
+        # values fitted on timings it did not take part in
+        if [ "$CAL" = 1 ] && [ "$FIT" = 1 ] && [ "$round" -lt "$CROUNDS" ] && [ -n "${cal_file:-}" ]; then
+            fit_csvs=()
+            for op in $OPS; do for np in $NPS; do
+                c=$OUT/coll_${p}_${op}_P${np}_r$round.csv
+                [ "$np" -gt "$(nproc)" ] && [ -s "$c" ] && fit_csvs+=("$c")
+            done; done
+            if [ ${#fit_csvs[@]} -gt 0 ]; then
+                cp "$cal_file" "$OUT/fit_$p.plogp"
+                if r=$(fit_over "$p" "$OUT/fit_$p.plogp" "${fit_csvs[@]}"); then
+                    grep -E '^(# wake, turn, xwait: fitted|wake|turn|xwait) ' "$OUT/fit_$p.plogp" >"$OUT/fit_$p.lines"
+                    note "round $round $(provname "$p"): wake, turn, xwait fitted on ${#fit_csvs[@]} jobs: median error ${r% *} -> ${r#* } ($(grep -E '^(wake|turn|xwait) ' "$OUT/fit_$p.lines" | tr '\n' ' '))"
+                fi
+            fi
+        fi
     done; done
 
     if [ "$CROUNDS" -gt 1 ]; then
@@ -549,6 +654,15 @@ if [ "$MODE" = coll ]; then
         all+=("${files[@]}")
     done
     [ ${#all[@]} -gt 1 ] && awk -F, -v prov=all "$score" "${all[@]}" >>"$summary"
+    # and each calibrated round alone (from round 2 on, predicted with the
+    # wake, turn and xwait fitted on the round before)
+    if [ "$CAL" = 1 ] && [ "$CROUNDS" -gt 1 ]; then
+        for round in $(seq 1 "$CROUNDS"); do
+            rf=()
+            for f in "${all[@]}"; do case $f in *_r$round.csv) rf+=("$f") ;; esac; done
+            [ ${#rf[@]} -gt 0 ] && awk -F, -v prov="round$round" "$score" "${rf[@]}" >>"$summary"
+        done
+    fi
     echo "#"
     echo "# summary ($(date '+%Y-%m-%d %H:%M %Z'), load average $(cut -d' ' -f1-3 /proc/loadavg)): sizes $SIZES x$FACTOR, -r $REPS"
     echo "# pick fastest / within 10 %: sizes where the automatic pick (timed forced) was the fastest forced"
