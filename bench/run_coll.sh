@@ -81,7 +81,8 @@
 #   COLL_BUDGET (270; peers 600) no job starts after this many seconds
 #   COLL_CALIBRATE (0)           coll: 1 = parameters measured every round
 #   COLL_FIT (1)                 coll, calibrated: wake, turn, xwait fitted
-#                                between rounds (0: carried over)
+#                                between rounds (0: carried over) to the jobs
+#   COLL_FIT_CPUS (nproc)        of more ranks than this
 #   COLL_ROUNDS (peers 3, coll 1) peers: rounds of mbmpi, Open MPI, MPICH;
 #                                coll: rounds of every job, each point the
 #                                median over them (coll_<p>_<op>_P<P>_r<k>.csv)
@@ -512,6 +513,7 @@ if [ "$MODE" = coll ]; then
     CROUNDS=${COLL_ROUNDS:-1}
     CAL=${COLL_CALIBRATE:-0}
     FIT=${COLL_FIT:-1}
+    FIT_CPUS=${COLL_FIT_CPUS:-$(nproc)}
     rm -f "$OUT"/fit_*.lines
     if [ "$CAL" = 1 ]; then
         build bin/mpicc bench/plogp.c "$BUILD/plogp" || exit 1
@@ -577,7 +579,7 @@ if [ "$MODE" = coll ]; then
             fit_csvs=()
             for op in $OPS; do for np in $NPS; do
                 c=$OUT/coll_${p}_${op}_P${np}_r$round.csv
-                [ "$np" -gt "$(nproc)" ] && [ -s "$c" ] && fit_csvs+=("$c")
+                [ "$np" -gt "$FIT_CPUS" ] && [ -s "$c" ] && fit_csvs+=("$c")
             done; done
             if [ ${#fit_csvs[@]} -gt 0 ]; then
                 cp "$cal_file" "$OUT/fit_$p.plogp"

@@ -102,21 +102,39 @@ if [ -s "$f" ]; then
 fi
 
 # ---- run_coll.sh coll with COLL_CALIBRATE=1: parameters measured per round ----
+# (and wake, turn, xwait fitted between rounds: P = 3 counts as more ranks
+# than CPUs with COLL_FIT_CPUS=2, whatever the machine)
 out=$tmp/cal.txt
+mkdir -p "$tmp/cal"
+# a round 3 left by an earlier run of more rounds must not join the medians
+printf 'op,P,m,algo,measured_us,predicted_us,chosen\nbcast,3,1024,flat,5.0,5.0,\nbcast,3,1024,auto,5.0,5.0,flat\nbcast,3,4096,flat,5.0,5.0,\nbcast,3,4096,auto,5.0,5.0,flat\n' \
+    >"$tmp/cal/coll_mbshm_bcast_P3_r3.csv"
 if BENCH_OUT=$tmp/cal COLL_OPS=bcast COLL_NP=3 COLL_SIZES=1:64 COLL_FACTOR=8 COLL_REPS=1 COLL_ROUNDS=2 \
-    COLL_PROVIDERS=mbshm COLL_CALIBRATE=1 timeout -k 3 120 bash bench/run_coll.sh coll >"$out" 2>&1; then
+    COLL_PROVIDERS=mbshm COLL_CALIBRATE=1 COLL_FIT_CPUS=2 timeout -k 3 180 bash bench/run_coll.sh coll >"$out" 2>&1; then
     good=1
     for r in 1 2; do
         c=$tmp/cal/calibrate_mbshm_r$r.plogp
-        [ -s "$c" ] && grep -q '^wake ' "$c" && grep -q '^turn ' "$c" &&
+        [ -s "$c" ] && grep -q '^wake ' "$c" && grep -q '^turn ' "$c" && grep -q '^xwait ' "$c" &&
             [ "$(grep -c '^[0-9]' "$c")" = 7 ] || good=0 # m = 1 .. 64
     done
     # each round scored alone: up to 2 rounds x 3 sizes, more than one
     # round's 3 (a point whose pick was not timed is not scored)
-    if [ $good = 1 ] && awk -F, '$1 == "mbshm" && $4 > 3 && $4 <= 6 { f = 1 } END { exit !f }' "$tmp/cal/coll_summary.csv"; then
-        ok "run_coll.sh coll, COLL_CALIBRATE=1: a parameter file per round (wake, turn carried over), rounds scored alone"
+    if [ $good = 1 ] && awk -F, '$1 == "mbshm" && $4 > 3 && $4 <= 6 { f = 1 } END { exit !f }' "$tmp/cal/coll_summary.csv" &&
+        awk -F, '$1 == "round1" { a = 1 } $1 == "round2" { b = 1 } END { exit !(a && b) }' "$tmp/cal/coll_summary.csv"; then
+        ok "run_coll.sh coll, COLL_CALIBRATE=1: a parameter file per round, rounds scored alone, no stale round"
     else
         nok "run_coll.sh coll, COLL_CALIBRATE=1: files or summary" "$out"
+    fi
+    # round 2's file has the wake, turn, xwait fitted on round 1, and they load
+    c=$tmp/cal/calibrate_mbshm_r2.plogp
+    if grep -q '^# wake, turn, xwait: fitted .* to 1 bench/coll jobs' "$c" &&
+        ! grep -q '^# wake, turn, xwait: fitted' "$tmp/cal/calibrate_mbshm_r1.plogp" &&
+        [ "$(grep -c '^wake ' "$c")" = 1 ] && grep -q 'round 1 mbshm: wake, turn, xwait fitted on 1 jobs' "$out" &&
+        MBMPI_PLOGP_FILE=$c timeout -k 3 30 bin/mpirun -n 3 build/bench/coll -c bcast --predict-only -m 1:64 -f 8 \
+            >"$tmp/fitload.txt" 2>&1; then
+        ok "run_coll.sh coll, COLL_CALIBRATE=1: wake, turn, xwait fitted on round 1 carried into round 2's file"
+    else
+        nok "run_coll.sh coll: fitted lines in round 2's file" "$out"
     fi
 else
     nok "run_coll.sh coll, COLL_CALIBRATE=1 (exit status)" "$out"
