@@ -194,6 +194,11 @@ int mpii_job_host_cpus(void)
     return load_cpus ? load_cpus : mpii_host_cpus();
 }
 
+int mpii_job_size(void)
+{
+    return mpii_g.size;
+}
+
 int mpii_host_ranks(void)
 {
     const char *ls = getenv("MBMPI_LOCAL_SIZE");

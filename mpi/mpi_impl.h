@@ -253,6 +253,8 @@ int mpii_host_cpus(void);
  * collectives' model prices, so that every rank picks the same algorithm */
 int mpii_job_host_ranks(void);
 int mpii_job_host_cpus(void);
+/* the processes of the job (MPI_COMM_WORLD's size once it is up) */
+int mpii_job_size(void);
 /* The CPU class (0 .. n - 1) world rank w runs on when the ranks, all on
  * this host and pinned round robin, outnumber its n CPUs; -1 otherwise
  * (init.c; the same answer at every rank) */

@@ -37,6 +37,8 @@ static int forced[MPII_COLL_OP_COUNT];
  * evaluated unsegmented only (s = m).
  */
 static int host_ranks = 1, host_cpus = 1;
+/* every rank of the job on one host (the most loaded host holds them all) */
+static int single_host;
 /*
  * Oversubscribed, a message is not received until its receiver's turn on
  * a CPU comes: the other ranks there each poll and yield first (the wait
@@ -113,6 +115,9 @@ static void set_over_model(void)
         over_model.wait = model.wake * (k - 1.0);
         over_model.msg_extra = model.turn;
     }
+    /* one host over a network provider: the whole of a message's
+     * one-way time is CPU work (msgw) */
+    over_model.ow_work = oversubscribed && !on_mbshm && single_host;
     over_data = over_model;
     over_data.msg_extra = 0.0;
     over_fanout = over_model;
@@ -685,7 +690,25 @@ static double c_scan_linear(const mpii_plogp_t *pp, int P, double m, double s)
 /* receiver a scheduling turn then (the file's "turn", msg_extra): short  */
 /* Alltoalls at P = 4..8 on 2 CPUs took 2-3x their pLogP time without it. */
 
-#define MSGW(x) (OS(x) + OR(x) + pp->msg_extra)
+/*
+ * Over a network provider on one host (loopback) a message's one-way time
+ * is CPU work from end to end: the sender's system calls, the kernel's
+ * copies and protocol processing, the receiver's system calls and copy out
+ * of the ring. bench/plogp's o_r holds only what the receiver spends after
+ * the data is in, its receive calls falling in the time it waits, so o_s +
+ * o_r undercounts: tcp;ofi_rxm, 64 KiB, o_s + o_r 14.4 us against a
+ * one-way time of 22.9 (2026-12-07); the Alltoalls of 256 B-1 MiB at P =
+ * 6-8 on 2 CPUs were predicted at 0.4-0.7 of their time in every round.
+ */
+static double msgw(const mpii_plogp_t *pp, double m)
+{
+    double w = OS(m) + OR(m), ow;
+
+    if (pp->ow_work && (ow = mpii_plogp_hop(pp, m)) > w)
+        w = ow;
+    return w + pp->msg_extra;
+}
+#define MSGW(x) msgw(pp, (x))
 
 /* k messages of s to each of the P - 1 non-roots (unsegmented when
  * oversubscribed, see eval) */
@@ -1510,6 +1533,7 @@ int mpii_coll_init(const char *provider, int rank)
     generation++;
     host_ranks = mpii_job_host_ranks();
     host_cpus = mpii_job_host_cpus();
+    single_host = host_ranks >= mpii_job_size();
     on_mbshm = provider != NULL && !strcmp(provider, "mbshm");
 
     if (mpii_coll_cfg_plogp_file != NULL && mpii_coll_cfg_plogp_file[0] != '\0') {

@@ -100,6 +100,9 @@ typedef struct mpii_plogp {
      * one from mem_hi on ("membound <lo> <hi>" line; 0 0: none, model.c) */
     double mem_lo, mem_hi;
     double msg_extra; /* set by model.c (0 from the parser) */
+    /* set by model.c (0 from the parser): a message's CPU work is at least
+     * its synchronised one-way time (model.c msgw) */
+    int ow_work;
     /* what a receiver waits, oversubscribed, for its turn: up to a whole
      * scheduling round (set by model.c from wake; 0 from the parser) */
     double wait;

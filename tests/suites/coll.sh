@@ -108,6 +108,23 @@ check "cpu line" ok "" "$tmp/cpu.plogp"
 printf '# mbmpi pLogP parameters v1\nL 1\ncpu \n1 1 1 1\n2 1 1 1\n' >"$tmp/cpuempty.plogp"
 check "cpu line without a name" fail "line 3" "$tmp/cpuempty.plogp"
 
+# the CPU-work bound, ranks outnumbering CPUs (taskset: 2 ranks on one
+# CPU on any machine): over a network provider on one host a message's
+# whole one-way time OW is CPU work, over mbshm its o_s + o_r
+# (tests/coll/model_work.c)
+printf '# mbmpi pLogP parameters v1\nL 1\nwake 0\nturn 0\nlate 0\n1 1 1 1 2 50 5\n65536 1 1 1 2 50 5\n' >"$tmp/ow.plogp"
+for prov in mbshm tcp; do
+    out=$(MBMPI_PLOGP_FILE=$tmp/ow.plogp timeout -k 5 60 taskset -c 0 bin/mpirun -n 2 --provider $prov --timeout 60 \
+        build/tests/coll/model_work 50 1 2>&1)
+    if [ $? = 0 ] && grep -q '^model_work: ok' <<<"$out"; then
+        echo "ok - model: the CPU work of an oversubscribed Alltoall over $prov counts $([ $prov = mbshm ] && echo "o_s + o_r" || echo "the one-way time")"
+        pass=$((pass + 1))
+    else
+        echo "not ok - model: CPU work over $prov: $(tail -n 3 <<<"$out" | tr '\n' '|')"
+        fail=$((fail + 1))
+    fi
+done
+
 # the built-in parameters: the file whose "cpu" line is this host's CPU
 # model (/proc/cpuinfo), else shm.plogp / tcp.plogp
 cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1 | sed 's/[[:space:]]*$//')
