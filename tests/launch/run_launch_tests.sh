@@ -206,6 +206,18 @@ if slots_ok; then ok "--host a:2,b:2 places 2 ranks on each (4 ranks without -n)
 printf 'localhost slots=2 max_slots=4  # here\n\n# and there\nfakehost:2\n' >"$tmp/hostfile"
 run "--hostfile" 0 "" "$MPIRUN" -n 4 --hostfile "$tmp/hostfile" "${agent_args[@]}" "$PROBE" env
 if slots_ok; then ok "--hostfile: 'host slots=N' and 'host:N' lines"; else notok "--hostfile: 'host slots=N' and 'host:N' lines" "$dir/out"; fi
+# --hostfile and --host together (Open MPI's orte_hosts): the hostfile's
+# lines of the hosts --host names, with the hostfile's slots
+printf 'otherhost slots=3\nlocalhost slots=2\nfakehost:2\n' >"$tmp/hostfile3"
+run "--hostfile with --host" 0 "" "$MPIRUN" -n 4 --host localhost,fakehost --hostfile "$tmp/hostfile3" \
+    "${agent_args[@]}" "$PROBE" env
+if slots_ok && ! grep -q otherhost "$dir/out"; then
+    ok "--hostfile with --host: --host picks the hostfile's lines, their slots kept"
+else
+    notok "--hostfile with --host: --host picks the hostfile's lines" "$dir/out"
+fi
+run "--host not in the hostfile" 2 "nothere: not a host of the hostfile" "$MPIRUN" -n 2 --hostfile "$tmp/hostfile3" \
+    --host nothere "$PROBE" ok
 run "-ppn 2" 0 "" "$MPIRUN" -n 4 -hosts localhost,fakehost,localhost -ppn 2 "${agent_args[@]}" "$PROBE" env
 if slots_ok; then ok "-ppn 2 over -hosts a,b,a: 2 ranks on each host"; else notok "-ppn 2 over -hosts a,b,a: 2 ranks on each host" "$dir/out"; fi
 # hosts with different numbers of ranks: every rank must pick the same

@@ -55,6 +55,9 @@ typedef struct job {
     size_t nx;
     char **hosts;             /* --host entries (NULL: all local) */
     size_t nhosts;
+    char **hf_hosts; /* --hostfile entries while parsing (job_parse_args merges them) */
+    size_t nhf;
+    int hostfile; /* a hostfile was given */
     const char *agent;
     double timeout_s;
     const char *store_addr;

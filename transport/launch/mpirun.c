@@ -358,6 +358,9 @@ static void job_free(job_t *job)
     for (i = 0; i < job->nhosts; i++)
         free(job->hosts[i]);
     free(job->hosts);
+    for (i = 0; i < job->nhf; i++)
+        free(job->hf_hosts[i]);
+    free(job->hf_hosts);
     for (i = 0; i < job->nx; i++)
         free(job->xvars[i]);
     free(job->xvars);

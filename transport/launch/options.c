@@ -42,7 +42,8 @@ static void usage(FILE *f)
                "                       the ranks before it; MPI_APPNUM numbers the programs\n"
                "Also taken, as Open MPI's and MPICH's mpiexec take them:\n"
                "  -c N, --host a:2,b:2 (2 slots each; also -hosts), --hostfile FILE (also\n"
-               "  -machinefile, -f: lines 'host', 'host slots=N' or 'host:N'), -ppn N (also\n"
+               "  -machinefile, -f: lines 'host', 'host slots=N' or 'host:N'; with --host, the\n"
+               "  hostfile's lines of the hosts --host names), -ppn N (also\n"
                "  -perhost, --npernode, -N: N ranks per host of the list), -wdir DIR (also\n"
                "  --wdir, -wd: the ranks' working directory), -genv VAR VAL / -env VAR VAL\n"
                "  (as -x VAR=VAL), -genvlist / -envlist a,b (as -x a -x b), --bind-to\n"
@@ -194,6 +195,65 @@ static int read_hostfile(job_t *job, const char *path)
             fprintf(stderr, "mpirun: %s:%d: not 'host', 'host slots=N' or 'host:N'\n", path, lineno);
     }
     fclose(f);
+    return rc;
+}
+
+/* The hosts of the job from a hostfile and --host, as Open MPI's orte_hosts
+ * describes them: the hostfile alone is the list; with --host too, the
+ * hostfile's entries of the hosts --host names (their slots the
+ * hostfile's), and a --host name the hostfile lacks is an error. Returns 1,
+ * 0 (out of memory) or -1 (message printed). */
+static int hosts_from_file(job_t *job)
+{
+    char **keep = NULL;
+    size_t nkeep = 0, i, k;
+    int rc = 1;
+
+    if (!job->hostfile)
+        return 1;
+    if (!job->hosts) {
+        job->hosts = job->hf_hosts;
+        job->nhosts = job->nhf;
+        job->hf_hosts = NULL;
+        job->nhf = 0;
+        return 1;
+    }
+    for (i = 0; i < job->nhosts && rc == 1; i++) {
+        for (k = 0; k < job->nhf && strcmp(job->hf_hosts[k], job->hosts[i]); k++)
+            ;
+        if (k == job->nhf) {
+            fprintf(stderr,
+                    "mpirun: --host %s: not a host of the hostfile (with both, --host picks from it)\n",
+                    job->hosts[i]);
+            rc = -1;
+        }
+    }
+    for (k = 0; k < job->nhf && rc == 1; k++) {
+        for (i = 0; i < job->nhosts && strcmp(job->hf_hosts[k], job->hosts[i]); i++)
+            ;
+        if (i < job->nhosts) {
+            char **h = realloc(keep, (nkeep + 1) * sizeof(*h));
+            if (!h) {
+                rc = 0;
+                break;
+            }
+            keep = h;
+            keep[nkeep++] = job->hf_hosts[k];
+            job->hf_hosts[k] = NULL;
+        }
+    }
+    for (i = 0; i < job->nhosts; i++)
+        free(job->hosts[i]);
+    free(job->hosts);
+    job->hosts = keep;
+    job->nhosts = nkeep;
+    if (rc != 1) {
+        for (i = 0; i < nkeep; i++)
+            free(keep[i]);
+        free(keep);
+        job->hosts = NULL;
+        job->nhosts = 0;
+    }
     return rc;
 }
 
@@ -355,7 +415,19 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
                 return 2;
             }
         } else if (!strcmp(name, "hostfile") || !strcmp(name, "machinefile") || !strcmp(name, "f")) {
-            int hrc = read_hostfile(job, val);
+            /* read into the hostfile's own list (hosts_from_file) */
+            char **h = job->hosts;
+            size_t nh = job->nhosts;
+            int hrc;
+
+            job->hosts = job->hf_hosts;
+            job->nhosts = job->nhf;
+            hrc = read_hostfile(job, val);
+            job->hf_hosts = job->hosts;
+            job->nhf = job->nhosts;
+            job->hosts = h;
+            job->nhosts = nh;
+            job->hostfile = 1;
             if (hrc <= 0)
                 return hrc < 0 ? 2 : 1;
         } else if (!strcmp(name, "ppn") || !strcmp(name, "perhost") || !strcmp(name, "npernode") ||
@@ -450,6 +522,9 @@ int job_parse_args(job_t *job, int argc, char **argv)
             break;
         argv[i++] = NULL; /* the ':' ends this context's argv */
     }
+    rc = hosts_from_file(job);
+    if (rc <= 0)
+        return rc < 0 ? 2 : 1;
     if (job->hosts && job->nhosts == 0) {
         fprintf(stderr, "mpirun: empty --host list\n");
         return 2;
