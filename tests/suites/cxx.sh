@@ -3,15 +3,7 @@
 # with c++; mpi.h compiles as C++11 and C++17 with -Wall -Wextra -Werror
 # -pedantic; tests/cxx/cxx_basic.cpp runs at 1 and 3 ranks.
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-set -u
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$top" || exit 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "ok - $*"; pass=$((pass + 1)); }
-notok() { echo "not ok - $*"; fail=$((fail + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 for w in mpicxx mpic++; do
     case $(MBMPI_CXX= bin/$w -show x.cpp 2>&1) in

@@ -5,15 +5,7 @@
 # (mpirun and the ranks) runs under tests/tools/loopback_guard.c, an
 # LD_PRELOAD library that ends a process binding or connecting elsewhere.
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-set -u
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$top" || exit 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "ok - $*"; pass=$((pass + 1)); }
-notok() { echo "not ok - $*"; fail=$((fail + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if ! cc -shared -fPIC -O2 -o "$tmp/guard.so" tests/tools/loopback_guard.c -ldl >"$tmp/cc" 2>&1 ||
     ! bin/mpicc -O2 -o "$tmp/prog" tests/mpi/p2p_basic.c >>"$tmp/cc" 2>&1; then

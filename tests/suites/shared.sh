@@ -7,15 +7,7 @@
 # (`bin/mpifort -shared`, MPI_IN_PLACE from both sides). And the wrappers'
 # queries of the flags (--showme:compile ..., -compile-info, -link-info).
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-set -u
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$top" || exit 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "ok - $*"; pass=$((pass + 1)); }
-notok() { echo "not ok - $*"; fail=$((fail + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # run NAME EXPECTED-OUTPUT mpirun-args...
 run() {
     local name=$1 want=$2 out

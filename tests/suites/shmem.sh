@@ -16,16 +16,7 @@
 # The unit test build/unit/test_shmem runs in the unit suite. Ends with one
 # line "N passed, M failed"; exit status 1 when M > 0. About 2 minutes on 2
 # loaded cores.
-set -u
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$top" || exit 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { echo "ok - $*"; pass=$((pass + 1)); }
-notok() { echo "not ok - $*"; fail=$((fail + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # run.sh's own summary line is folded into this script's single final one
 run() {
