@@ -48,11 +48,46 @@ static size_t host_entry(const job_t *job, int r)
     return (size_t)((int64_t)r * (int64_t)job->nhosts / job->n);
 }
 
+/* a --host entry by name, then position (host_canon's sort) */
+typedef struct host_ix {
+    const char *name;
+    size_t i;
+} host_ix_t;
+
+static int host_ix_cmp(const void *a, const void *b)
+{
+    const host_ix_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* canon[h]: the first entry of the same name as entry h, by sorting the
+ * names (a hostfile of 100000 distinct lines did not start in 30 s with
+ * every pair compared). 0: out of memory. */
+static int host_canon(const job_t *job, size_t *canon)
+{
+    host_ix_t *ix = malloc(job->nhosts * sizeof(*ix));
+    size_t h;
+
+    if (!ix)
+        return 0;
+    for (h = 0; h < job->nhosts; h++) {
+        ix[h].name = job->hosts[h];
+        ix[h].i = h;
+    }
+    qsort(ix, job->nhosts, sizeof(*ix), host_ix_cmp);
+    for (h = 0; h < job->nhosts; h++)
+        canon[ix[h].i] = h > 0 && !strcmp(ix[h].name, ix[h - 1].name) ? canon[ix[h - 1].i] : ix[h].i;
+    free(ix);
+    return 1;
+}
+
 /* Fills host, via_agent, local rank and size of every rank. Entries with
  * the same name share local ranks. */
 int job_place_ranks(job_t *job)
 {
-    size_t h, *canon = NULL;
+    size_t *canon = NULL;
     int r, *count = NULL, *seen = NULL, ndistinct = 0;
 
     if (gethostname(job->hostname, sizeof(job->hostname) - 1) < 0)
@@ -69,20 +104,11 @@ int job_place_ranks(job_t *job)
     canon = calloc(job->nhosts, sizeof(*canon));
     count = calloc(job->nhosts, sizeof(*count));
     seen = calloc(job->nhosts, sizeof(*seen));
-    if (!canon || !count || !seen) {
+    if (!canon || !count || !seen || !host_canon(job, canon)) {
         free(canon);
         free(count);
         free(seen);
         return 0;
-    }
-    for (h = 0; h < job->nhosts; h++) {
-        size_t k;
-        canon[h] = h;
-        for (k = 0; k < h; k++)
-            if (!strcmp(job->hosts[k], job->hosts[h])) {
-                canon[h] = k;
-                break;
-            }
     }
     for (r = 0; r < job->n; r++) {
         size_t e = host_entry(job, r);
