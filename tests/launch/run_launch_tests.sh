@@ -222,6 +222,8 @@ run "--host not in the hostfile" 2 "nothere: not a host of the hostfile" "$MPIRU
 # pair of names compared, 100000 lines had not started in 30 s)
 { echo localhost; seq -f 'h%.0f' 1 200000; } >"$tmp/bighostfile"
 run "hostfile of 200000 hosts" 0 "" "$MPIRUN" -n 1 --hostfile "$tmp/bighostfile" "$PROBE" ok
+# and so does -ppn over it (it compared every pair of names too)
+run "-ppn 1 over a hostfile of 200000 hosts" 0 "" "$MPIRUN" -n 1 --hostfile "$tmp/bighostfile" -ppn 1 "$PROBE" ok
 run "-ppn 2" 0 "" "$MPIRUN" -n 4 -hosts localhost,fakehost,localhost -ppn 2 "${agent_args[@]}" "$PROBE" env
 if slots_ok; then ok "-ppn 2 over -hosts a,b,a: 2 ranks on each host"; else notok "-ppn 2 over -hosts a,b,a: 2 ranks on each host" "$dir/out"; fi
 # hosts with different numbers of ranks: every rank must pick the same

@@ -94,6 +94,10 @@ typedef struct job {
 int job_parse_args(job_t *job, int argc, char **argv);
 
 /* spawn.c */
+/* canon[i]: the first index of names[] that holds the same name as
+ * names[i] (i itself for a name's first entry). Returns 0 when out of
+ * memory. */
+int job_host_canon(char *const *names, size_t n, size_t *canon);
 /* Fills host, via_agent, local_rank and local_size of every rank, and
  * all_local. Returns 0 when out of memory. */
 int job_place_ranks(job_t *job);

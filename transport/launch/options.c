@@ -106,18 +106,19 @@ static int parse_seconds(const char *s, double *out)
     return 1;
 }
 
-/* Appends host name (len bytes) `slots` times to the --host list */
-static int add_host(job_t *job, const char *name, size_t len, long slots)
+/* Appends host name (len bytes) `slots` times to a host list (--host's
+ * or the hostfile's) */
+static int add_host(char ***list, size_t *n, const char *name, size_t len, long slots)
 {
     for (long k = 0; k < slots; k++) {
-        char **h = realloc(job->hosts, (job->nhosts + 1) * sizeof(*h));
+        char **h = realloc(*list, (*n + 1) * sizeof(*h));
         if (!h)
             return 0;
-        job->hosts = h;
-        job->hosts[job->nhosts] = strndup(name, len);
-        if (!job->hosts[job->nhosts])
+        *list = h;
+        h[*n] = strndup(name, len);
+        if (!h[*n])
             return 0;
-        job->nhosts++;
+        (*n)++;
     }
     return 1;
 }
@@ -125,16 +126,16 @@ static int add_host(job_t *job, const char *name, size_t len, long slots)
 /* A host entry: "name", or "name:N" with N slots (Open MPI's --host and
  * MPICH's -hosts; a name with more than one ':' is an IPv6 address). 0:
  * out of memory, -1: bad slot count. */
-static int add_host_entry(job_t *job, const char *tok, long slots)
+static int add_host_entry(char ***list, size_t *n, const char *tok, long slots)
 {
     const char *colon = strchr(tok, ':');
 
     if (colon && !strchr(colon + 1, ':')) {
         if (!parse_int(colon + 1, 1, MAX_RANKS, &slots))
             return -1;
-        return add_host(job, tok, (size_t)(colon - tok), slots);
+        return add_host(list, n, tok, (size_t)(colon - tok), slots);
     }
-    return add_host(job, tok, strlen(tok), slots);
+    return add_host(list, n, tok, strlen(tok), slots);
 }
 
 static int split_hosts(job_t *job, const char *list)
@@ -145,7 +146,7 @@ static int split_hosts(job_t *job, const char *list)
     if (!copy)
         return 0;
     for (tok = strtok_r(copy, ",", &save); tok && rc == 1; tok = strtok_r(NULL, ",", &save))
-        rc = add_host_entry(job, tok, 1);
+        rc = add_host_entry(&job->hosts, &job->nhosts, tok, 1);
     if (rc < 0)
         fprintf(stderr, "mpirun: bad host entry in '%s' (name or name:slots)\n", list);
     free(copy);
@@ -154,7 +155,8 @@ static int split_hosts(job_t *job, const char *list)
 
 /* A hostfile (Open MPI's --hostfile, MPICH's -f): one host per line,
  * "host", "host slots=N" (max_slots= ignored) or "host:N"; '#' starts a
- * comment. Returns 1, 0 (out of memory) or -1 (message printed). */
+ * comment; its entries go to job->hf_hosts (hosts_from_file merges them).
+ * Returns 1, 0 (out of memory) or -1 (message printed). */
 static int read_hostfile(job_t *job, const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -190,7 +192,7 @@ static int read_hostfile(job_t *job, const char *path)
             }
         }
         if (rc == 1)
-            rc = add_host_entry(job, host, slots);
+            rc = add_host_entry(&job->hf_hosts, &job->nhf, host, slots);
         if (rc < 0)
             fprintf(stderr, "mpirun: %s:%d: not 'host', 'host slots=N' or 'host:N'\n", path, lineno);
     }
@@ -205,8 +207,10 @@ static int read_hostfile(job_t *job, const char *path)
  * 0 (out of memory) or -1 (message printed). */
 static int hosts_from_file(job_t *job)
 {
-    char **keep = NULL;
-    size_t nkeep = 0, i, k;
+    size_t nh = job->nhosts, n = nh + job->nhf, nkeep = 0, i;
+    char **all = NULL, **keep = NULL;
+    size_t *canon = NULL;
+    unsigned char *in_file = NULL;
     int rc = 1;
 
     if (!job->hostfile)
@@ -218,31 +222,37 @@ static int hosts_from_file(job_t *job)
         job->nhf = 0;
         return 1;
     }
-    for (i = 0; i < job->nhosts && rc == 1; i++) {
-        for (k = 0; k < job->nhf && strcmp(job->hf_hosts[k], job->hosts[i]); k++)
-            ;
-        if (k == job->nhf) {
+    /* --host's names first, then the hostfile's: a hostfile entry whose
+     * name --host gives has its canon below nh */
+    all = malloc((n + 1) * sizeof(*all));
+    canon = malloc((n + 1) * sizeof(*canon));
+    in_file = calloc(nh + 1, 1);
+    keep = malloc((job->nhf + 1) * sizeof(*keep));
+    if (!all || !canon || !in_file || !keep) {
+        rc = 0;
+        goto out;
+    }
+    memcpy(all, job->hosts, nh * sizeof(*all));
+    memcpy(all + nh, job->hf_hosts, job->nhf * sizeof(*all));
+    if (!job_host_canon(all, n, canon)) {
+        rc = 0;
+        goto out;
+    }
+    for (i = nh; i < n; i++)
+        if (canon[i] < nh) {
+            in_file[canon[i]] = 1;
+            keep[nkeep++] = all[i];
+            job->hf_hosts[i - nh] = NULL;
+        }
+    for (i = 0; i < nh && rc == 1; i++)
+        if (!in_file[canon[i]]) {
             fprintf(stderr,
                     "mpirun: --host %s: not a host of the hostfile (with both, --host picks from it)\n",
                     job->hosts[i]);
             rc = -1;
         }
-    }
-    for (k = 0; k < job->nhf && rc == 1; k++) {
-        for (i = 0; i < job->nhosts && strcmp(job->hf_hosts[k], job->hosts[i]); i++)
-            ;
-        if (i < job->nhosts) {
-            char **h = realloc(keep, (nkeep + 1) * sizeof(*h));
-            if (!h) {
-                rc = 0;
-                break;
-            }
-            keep = h;
-            keep[nkeep++] = job->hf_hosts[k];
-            job->hf_hosts[k] = NULL;
-        }
-    }
-    for (i = 0; i < job->nhosts; i++)
+out:
+    for (i = 0; i < nh; i++)
         free(job->hosts[i]);
     free(job->hosts);
     job->hosts = keep;
@@ -254,6 +264,9 @@ static int hosts_from_file(job_t *job)
         job->hosts = NULL;
         job->nhosts = 0;
     }
+    free(all);
+    free(canon);
+    free(in_file);
     return rc;
 }
 
@@ -261,20 +274,19 @@ static int hosts_from_file(job_t *job)
 static int hosts_per_node(job_t *job, long ppn)
 {
     char **old = job->hosts;
-    size_t nold = job->nhosts, i, k;
-    int rc = 1;
+    size_t nold = job->nhosts, i;
+    size_t *canon = malloc((nold + 1) * sizeof(*canon));
+    int rc = canon && job_host_canon(old, nold, canon);
 
     job->hosts = NULL;
     job->nhosts = 0;
-    for (i = 0; i < nold && rc; i++) {
-        for (k = 0; k < i && strcmp(old[k], old[i]); k++)
-            ;
-        if (k == i)
-            rc = add_host(job, old[i], strlen(old[i]), ppn);
-    }
+    for (i = 0; i < nold && rc; i++)
+        if (canon[i] == i)
+            rc = add_host(&job->hosts, &job->nhosts, old[i], strlen(old[i]), ppn);
     for (i = 0; i < nold; i++)
         free(old[i]);
     free(old);
+    free(canon);
     return rc;
 }
 
@@ -415,18 +427,8 @@ static int parse_opts(job_t *job, int argc, char **argv, int *ip, long *n_p)
                 return 2;
             }
         } else if (!strcmp(name, "hostfile") || !strcmp(name, "machinefile") || !strcmp(name, "f")) {
-            /* read into the hostfile's own list (hosts_from_file) */
-            char **h = job->hosts;
-            size_t nh = job->nhosts;
-            int hrc;
+            int hrc = read_hostfile(job, val);
 
-            job->hosts = job->hf_hosts;
-            job->nhosts = job->nhf;
-            hrc = read_hostfile(job, val);
-            job->hf_hosts = job->hosts;
-            job->nhf = job->nhosts;
-            job->hosts = h;
-            job->nhosts = nh;
             job->hostfile = 1;
             if (hrc <= 0)
                 return hrc < 0 ? 2 : 1;
