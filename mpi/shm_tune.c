@@ -25,13 +25,30 @@
  * stay on the rings (see tune_pair). About 2-5 ms at MPI_Init (20 at 8
  * ranks on 2 CPUs); MBMPI_LOG=debug prints the times. MBMPI_SHM_CMA=0 / 1 /
  * exchange fix the choice instead.
+ *
+ * Where receivers read (either choice above on), the same pair then times
+ * one-way messages of 8-128 KiB read by the receiver against the rings
+ * (tune_reads): a read is one system call, and what that costs differs
+ * more between hosts than a copy does. On the AMD EPYC VM of 2026-12-07 a
+ * read of 32 KiB cost about 5 us more than the rings and a CTS (bench/rtt
+ * half round trip 32 / 64 / 128 KiB: 8.9 / 12.9 / 21.0 us read, 3.2 / 4.6
+ * / 8.1 without; a Bcast of 8 KiB at P = 2 3.8 us read, 0.96 through the
+ * rings), while on the Xeon host of 2026-12-06 reads won from 8 KiB on
+ * (Bcast of 16 KiB 1.40 against 2.81 us). Reads then start at the smallest
+ * size from which they won at every size timed, never below the defaults
+ * (MBMPI_COLL_READ_MIN's 8 KiB, MBMPI_RTS_READ_MIN's 32 KiB, and one-way
+ * single-copy writes' 32 KiB), each only where left at auto; and only with
+ * no more ranks than CPUs (there a CTS waits for the sender's next turn on
+ * a CPU, which a read does not).
  */
 #include "mpi/core.h"
 #include "mpi/coll/coll_more.h"
 #include "transport/transport.h"
 #include "util/log.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TUNE_BYTES (256 << 10)
 #define TUNE_REPS 5
@@ -133,6 +150,107 @@ static int tune_pair(mpii_comm_t *w, int dec[2])
     return rc;
 }
 
+/* tune_reads: message sizes, rounds and messages per round */
+static const size_t read_sizes[] = {8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10};
+#define READ_NSIZES (sizeof(read_sizes) / sizeof(read_sizes[0]))
+#define READ_REPS 5
+#define READ_MSGS 4
+
+/* Every message of the timing read by its receiver (on), or none and no
+ * single-copy write either: all through the rings */
+static void read_mode(int on)
+{
+    mpii_g.coll_read_min = on ? 1 : 0;
+    proto_set_read_min(mpii_g.p, on ? 1 : SIZE_MAX);
+    tl_shmem_set_cma_min(mpii_g.tl, on ? 0 : SIZE_MAX);
+}
+
+/* READ_MSGS messages of len bytes from rank 0 to rank 1 as a Bcast sends
+ * them (the root's buffer left as it is), each answered by an empty one;
+ * *t: seconds per message and answer */
+static int read_round(mpii_comm_t *w, char *a, char *b, size_t len, double *t)
+{
+    int peer = 1 - w->rank, rc = MPI_SUCCESS;
+    double t0 = MPI_Wtime();
+
+    for (int i = 0; i < READ_MSGS && rc == MPI_SUCCESS; i++) {
+        if (w->rank == 0) {
+            MPI_Request req;
+            rc = mpii_isend_coll_fanout(a, (int)len, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, &req);
+            if (rc == MPI_SUCCESS)
+                rc = mpii_waitall(1, &req);
+            if (rc == MPI_SUCCESS)
+                rc = mpii_recv_ctx(b, 0, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
+        } else {
+            rc = mpii_recv_ctx(b, (int)len, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = mpii_send_ctx(a, 0, MPI_BYTE, peer, MPII_COLL_TAG_SHM_TUNE, w, 1);
+        }
+    }
+    *t = (MPI_Wtime() - t0) / READ_MSGS;
+    return rc;
+}
+
+/* Ranks 0 and 1: reads against the rings (see the top); at rank 0 *from:
+ * the smallest size from which reads won at every size timed (twice the
+ * largest if they lost there: the pair's 256 KiB timing chose reads). */
+static int tune_reads(mpii_comm_t *w, long long *from)
+{
+    char *a = malloc(2 * read_sizes[READ_NSIZES - 1]);
+    size_t coll_min = mpii_g.coll_read_min, rts_min = proto_read_min(mpii_g.p);
+    double best[READ_NSIZES][2];
+    int ok = a != NULL, peer_ok = 0, rc;
+
+    rc = mpii_sendrecv_ctx(&ok, 1, MPI_INT, 1 - w->rank, MPII_COLL_TAG_SHM_TUNE, &peer_ok, 1, MPI_INT,
+                           1 - w->rank, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || !ok || !peer_ok) {
+        free(a);
+        return rc;
+    }
+    memset(a, 1, 2 * read_sizes[READ_NSIZES - 1]);
+    for (size_t k = 0; k < READ_NSIZES; k++)
+        best[k][0] = best[k][1] = 1e9;
+    /* round 0 warms up and is not counted */
+    for (int r = 0; r <= READ_REPS && rc == MPI_SUCCESS; r++)
+        for (size_t k = 0; k < READ_NSIZES && rc == MPI_SUCCESS; k++)
+            for (int on = 0; on <= 1 && rc == MPI_SUCCESS; on++) {
+                double t;
+                read_mode(on);
+                rc = read_round(w, a, a + read_sizes[READ_NSIZES - 1], read_sizes[k], &t);
+                if (r > 0 && t < best[k][on])
+                    best[k][on] = t;
+            }
+    mpii_g.coll_read_min = coll_min;
+    proto_set_read_min(mpii_g.p, rts_min);
+    tl_shmem_set_cma_min(mpii_g.tl, 0);
+    free(a);
+    if (rc == MPI_SUCCESS && w->rank == 0) {
+        size_t k = READ_NSIZES;
+        while (k > 0 && best[k - 1][1] <= best[k - 1][0])
+            k--;
+        *from = k < READ_NSIZES ? (long long)read_sizes[k] : 2 * (long long)read_sizes[READ_NSIZES - 1];
+        for (k = 0; k < READ_NSIZES; k++)
+            ut_debug("mbshm: %zu KiB one way and back: rings %.2f us, read %.2f us", read_sizes[k] >> 10,
+                     1e6 * best[k][0], 1e6 * best[k][1]);
+    }
+    return rc;
+}
+
+/* Reads from `from` bytes on, where the settings are auto (see the top) */
+static void apply_reads(long long from)
+{
+    size_t f = (size_t)from;
+
+    if (!strcmp(mpii_g.coll_read_min_str, "auto") && mpii_g.coll_read_min && mpii_g.coll_read_min < f)
+        mpii_g.coll_read_min = f;
+    if (!strcmp(mpii_g.rts_read_min_str, "auto") && proto_read_min(mpii_g.p) < f)
+        proto_set_read_min(mpii_g.p, f);
+    tl_shmem_set_cma_min(mpii_g.tl, f);
+    ut_debug("mbshm: collective messages read from %zu B (0: none), rendezvous sends from %zu B, "
+             "single-copy writes from %zu B",
+             mpii_g.coll_read_min, proto_read_min(mpii_g.p), f);
+}
+
 int mpii_shm_tune(void)
 {
     mpii_comm_t *w = mpii_comm_get(MPI_COMM_WORLD);
@@ -147,6 +265,18 @@ int mpii_shm_tune(void)
     int brc = mpii_bcast_binomial(dec, 2, MPI_INT, 0, w);
     if (brc == MPI_SUCCESS && dec[0] >= 0)
         tl_shmem_set_cma(mpii_g.tl, dec[0], dec[1]);
+    /* where receivers now read, from which size (every rank the same; the
+     * model prices collectives by it). Not with more ranks than CPUs: a
+     * read there spares waiting for the sender's next turn on a CPU. */
+    if (brc == MPI_SUCCESS && dec[0] >= 0 && (dec[0] || dec[1]) && mpii_g.rts_read &&
+        tl_can_read(mpii_g.tl) && mpii_host_ranks() <= mpii_host_cpus()) {
+        long long from = -1;
+        if (w->rank <= 1 && rc == MPI_SUCCESS)
+            rc = tune_reads(w, &from);
+        brc = mpii_bcast_binomial(&from, 1, MPI_LONG_LONG, 0, w);
+        if (brc == MPI_SUCCESS && from > 0)
+            apply_reads(from);
+    }
     /* the rounds' REQs crossed messages: start the program with a clean slate */
     proto_reset_req_adapt(mpii_g.p);
     return rc != MPI_SUCCESS ? rc : brc;

@@ -419,6 +419,11 @@ size_t proto_read_min(const proto_t *p)
     return p->prm.read_min;
 }
 
+void proto_set_read_min(proto_t *p, size_t read_min)
+{
+    p->prm.read_min = read_min ? read_min : 1;
+}
+
 void proto_destroy(proto_t *p)
 {
     ut_list_t *e, *tmp;

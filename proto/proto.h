@@ -110,6 +110,9 @@ typedef struct proto_params {
 int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p);
 /* The smallest rendezvous send offered to its receiver to read (params.read_min, or the transport's). */
 size_t proto_read_min(const proto_t *p);
+/* Sets it (MPI_Init's timing of reads against the rings, mpi/shm_tune.c);
+ * SIZE_MAX: no rendezvous send is offered. */
+void proto_set_read_min(proto_t *p, size_t read_min);
 void proto_destroy(proto_t *p);
 void proto_comm_init(proto_comm_t *pc, uint32_t ctx);
 

@@ -303,6 +303,7 @@ typedef struct tl_shmem {
     int want_split;  /* big writes copied by both sides */
     int want_pull;   /* writes of SHM_CMA_MIN or more copied by the target alone */
     int flat_cma;    /* TL_SHM_FLAT writes are single copies even when want_cma is 0 */
+    size_t cma_min;  /* smallest one-way write made a single copy (SHM_CMA_MIN; tl_shmem_set_cma_min) */
     int ahead;       /* shm_send_ahead prefetches (MBMPI_SHM_AHEAD, default 1) */
     int want_read;   /* rendezvous sends are read by their receivers (shm_read): wherever some
                       * single copy is used (auto: where one was timed faster than the rings) */
@@ -928,12 +929,12 @@ static int shm_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
     /* a flat Scatter's or Gather's block (transport.h) */
     int want_cma = t->want_cma || (t->hint == TL_SHM_FLAT && t->flat_cma);
     if (one_way && p->cma && want_cma &&
-        ((t->want_pull && len >= SHM_CMA_MIN) || (len >= SHM_SPLIT_MIN && t->want_split))) {
+        ((t->want_pull && len >= t->cma_min) || (len >= SHM_SPLIT_MIN && t->want_split))) {
         int rc = shm_write_share(t, peer, src, len, rkey, offset, notify, data, op_ctx, t->want_pull);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
     }
-    if (one_way && p->cma && len >= SHM_CMA_MIN && want_cma) {
+    if (one_way && p->cma && len >= t->cma_min && want_cma) {
         int rc = shm_write_cma(t, peer, src, len, rkey, offset, notify, data);
         if (rc != UT_ERR_UNSUPPORTED)
             return rc;
@@ -1418,6 +1419,7 @@ static int shm_open_tl(const tl_params_t *params, const tl_callbacks_t *cb, tl_t
     t->xchg_pull = !strcmp(cma, "exchange");
     t->want_split = strcmp(cma, "single") != 0;
     t->want_pull = !strcmp(cma, "pull");
+    t->cma_min = SHM_CMA_MIN;
     t->flat_cma = t->want_cma || !strcmp(cma, "flat");
     t->want_read = t->flat_cma || t->xchg_pull;
     shm_read_max(t);
@@ -1708,6 +1710,12 @@ int tl_shmem_exchange_pulls(tl_t *tl)
 unsigned long tl_shmem_single_copies(tl_t *tl)
 {
     return tl && tl->ops == &tl_shmem_ops ? ((tl_shmem_t *)tl)->single : 0;
+}
+
+void tl_shmem_set_cma_min(tl_t *tl, size_t min)
+{
+    if (tl_shmem_cma_tunable(tl))
+        ((tl_shmem_t *)tl)->cma_min = min > SHM_CMA_MIN ? min : SHM_CMA_MIN;
 }
 
 void tl_shmem_set_read_all(tl_t *tl, int all)

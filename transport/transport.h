@@ -202,6 +202,9 @@ int tl_shmem_cma_peers(tl_t *tl);
  * none, 1 all, 2 only those hinted TL_SHM_FLAT), exchanges read by their
  * targets or not (`exchanges`). No-op otherwise. */
 void tl_shmem_set_cma(tl_t *tl, int writes, int exchanges);
+/* Where tunable: one-way single-copy writes only from min bytes on (32 KiB
+ * at least, the default); SIZE_MAX: none. */
+void tl_shmem_set_cma_min(tl_t *tl, size_t min);
 /* Reads this rank made from peers' registered buffers (tl_read); 0 for
  * another transport. */
 unsigned long tl_shmem_reads(tl_t *tl);

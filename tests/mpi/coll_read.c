@@ -7,10 +7,14 @@
  *
  * Run with MBMPI_REQ_MIN=1G (no receive offers its buffer by a REQ, so
  * every such message is an RTS): over all ranks, the reads of each call
- * must be exactly its messages of 8 KiB or more (P - 1 for a flat Bcast,
- * Scatter or Gather; P (P - 1) for an Alltoall by pairwise or direct
- * exchange). COLL_READ_EXPECT=0 expects no read at all (MBMPI_COLL_READ_MIN
- * =off, MBMPI_RTS_READ=0). Every result is checked, and each root rewrites
+ * must be exactly its messages of coll_read_min or more (P - 1 for a flat
+ * Bcast, Scatter or Gather; P (P - 1) for an Alltoall by pairwise or direct
+ * exchange). coll_read_min must be the same at every rank (the model
+ * prices collectives by it, and every rank must choose alike) and
+ * COLL_READ_MIN_EXPECT bytes, or with COLL_READ_MIN_EXPECT=tuned one of
+ * the sizes MPI_Init's timing chooses from (mpi/shm_tune.c: 8-256 KiB, a
+ * power of two). COLL_READ_EXPECT=0 expects no read at all
+ * (MBMPI_COLL_READ_MIN =off, MBMPI_RTS_READ=0). Every result is checked, and each root rewrites
  * its buffer as soon as its call returns. Prints SKIP (data checked only)
  * where no peer is reachable with single copies or another provider runs.
  * Any number of ranks >= 2.
@@ -30,7 +34,7 @@ static unsigned char pat(int call, int owner, int block, size_t i)
 }
 
 static int rank, size, skip, expect, bad;
-static unsigned long long r0;
+static unsigned long long r0, rmin = 8192;
 
 static void reads_begin(void)
 {
@@ -43,7 +47,7 @@ static void reads_end(const char *what, size_t m, long want)
     unsigned long long d = mbstat("rts_reads") - r0, t;
 
     MPI_Allreduce(&d, &t, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (!expect || m < 8192)
+    if (!expect || m < rmin)
         want = 0;
     if (!skip && t != (unsigned long long)want) {
         if (rank == 0)
@@ -67,7 +71,7 @@ int main(int argc, char **argv)
 {
     static const size_t sizes[] = {4096, 8192, MAXB};
     static const char *a2a[] = {"pairwise", "direct"};
-    const char *e = getenv("COLL_READ_EXPECT");
+    const char *e = getenv("COLL_READ_EXPECT"), *me = getenv("COLL_READ_MIN_EXPECT");
     unsigned char *all, *one, *got;
     int any, call = 0;
 
@@ -84,10 +88,22 @@ int main(int argc, char **argv)
     }
 #ifdef MBMPI_VERSION_STRING
     skip = mbstat("shm_cma_peers") == 0;
-    if (!skip && expect && mbstat("coll_read_min") != 8192) {
-        fprintf(stderr, "FAIL coll_read: rank %d: coll_read_min %llu, expected 8192 over mbshm\n", rank,
-                mbstat("coll_read_min"));
-        bad = 1;
+    rmin = mbstat("coll_read_min");
+    if (!skip && expect) {
+        unsigned long long lo, hi;
+        MPI_Allreduce(&rmin, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&rmin, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        if (lo != hi) {
+            fprintf(stderr, "FAIL coll_read: rank %d: coll_read_min %llu, not the same at every rank\n", rank,
+                    rmin);
+            bad = 1;
+        }
+        if (me != NULL && !strcmp(me, "tuned") ? rmin < 8192 || rmin > 262144 || (rmin & (rmin - 1))
+                                               : rmin != (me ? strtoull(me, NULL, 10) : 8192)) {
+            fprintf(stderr, "FAIL coll_read: rank %d: coll_read_min %llu, expected %s over mbshm\n", rank,
+                    rmin, me ? me : "8192");
+            bad = 1;
+        }
     }
     if (!skip && !expect && mbstat("coll_read_min") != 0) {
         fprintf(stderr, "FAIL coll_read: rank %d: coll_read_min %llu, expected 0 (off)\n", rank,
