@@ -46,8 +46,9 @@ check() { # name expect(ok|fail) word file
         fail=$((fail + 1))
     fi
 }
-check "shipped shm.plogp" ok "" mpi/coll/params/shm.plogp
-check "shipped tcp.plogp" ok "" mpi/coll/params/tcp.plogp
+for f in mpi/coll/params/*.plogp; do
+    check "shipped ${f##*/}" ok "" "$f"
+done
 printf '# not the header\nL 1\n1 1 1 1\n2 1 1 1\n' >"$tmp/hdr.plogp"
 check "wrong header" fail "line 1" "$tmp/hdr.plogp"
 printf '# mbmpi pLogP parameters v1\n1 1 1 1\n2 1 1 1\n' >"$tmp/nol.plogp"
