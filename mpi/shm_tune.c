@@ -254,25 +254,34 @@ static void apply_reads(long long from)
 int mpii_shm_tune(void)
 {
     mpii_comm_t *w = mpii_comm_get(MPI_COMM_WORLD);
-    int dec[2] = {-1, -1}; /* single-copy writes, pulled exchanges; -1: no choice made */
+    /* single-copy writes, pulled exchanges (-1: no choice made), and
+     * whether reads are timed next: rank 0's word for every rank */
+    int dec[3] = {-1, -1, 0};
     int rc = MPI_SUCCESS;
 
     if (w == NULL || w->size < 2 || !tl_shmem_cma_tunable(mpii_g.tl))
         return MPI_SUCCESS;
     if (w->rank <= 1)
         rc = tune_pair(w, dec);
-    /* every rank waits for the choice, whatever happened at ranks 0 and 1 */
-    int brc = mpii_bcast_binomial(dec, 2, MPI_INT, 0, w);
-    if (brc == MPI_SUCCESS && dec[0] >= 0)
-        tl_shmem_set_cma(mpii_g.tl, dec[0], dec[1]);
-    /* where receivers now read, from which size (every rank the same; the
+    /* where receivers then read, from which size (every rank the same: the
      * model prices collectives by it). Not with more ranks than CPUs: a
      * read there spares waiting for the sender's next turn on a CPU. */
-    if (brc == MPI_SUCCESS && dec[0] >= 0 && (dec[0] || dec[1]) && mpii_g.rts_read &&
-        tl_can_read(mpii_g.tl) && mpii_host_ranks() <= mpii_host_cpus()) {
+    if (w->rank == 0)
+        dec[2] = dec[0] >= 0 && (dec[0] || dec[1]) && mpii_g.rts_read && tl_can_read(mpii_g.tl) &&
+                 mpii_host_ranks() <= mpii_host_cpus();
+    /* every rank waits for the choice, whatever happened at ranks 0 and 1 */
+    int brc = mpii_bcast_binomial(dec, 3, MPI_INT, 0, w);
+    if (brc == MPI_SUCCESS && dec[0] >= 0)
+        tl_shmem_set_cma(mpii_g.tl, dec[0], dec[1]);
+    if (brc == MPI_SUCCESS && dec[2]) {
         long long from = -1;
-        if (w->rank <= 1 && rc == MPI_SUCCESS)
-            rc = tune_reads(w, &from);
+        /* both of ranks 0 and 1 or neither (tune_reads starts with an
+         * exchange), whatever tune_pair returned at either */
+        if (w->rank <= 1) {
+            int rrc = tune_reads(w, &from);
+            if (rc == MPI_SUCCESS)
+                rc = rrc;
+        }
         brc = mpii_bcast_binomial(&from, 1, MPI_LONG_LONG, 0, w);
         if (brc == MPI_SUCCESS && from > 0)
             apply_reads(from);
