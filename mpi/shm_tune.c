@@ -94,18 +94,28 @@ static int tune_round(mpii_comm_t *w, char *a, char *b, double *pp, double *xc)
     return rc;
 }
 
+/* Ranks 0 and 1: *both is 1 when ok holds at both (a failed malloc on one
+ * side must not leave the other waiting) */
+static int pair_ok(mpii_comm_t *w, int ok, int *both)
+{
+    int peer_ok = 0;
+    int rc = mpii_sendrecv_ctx(&ok, 1, MPI_INT, 1 - w->rank, MPII_COLL_TAG_SHM_TUNE, &peer_ok, 1, MPI_INT,
+                               1 - w->rank, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
+
+    *both = rc == MPI_SUCCESS && ok && peer_ok;
+    return rc;
+}
+
 /* Ranks 0 and 1: time both ways; at rank 0 the choice in dec. */
 static int tune_pair(mpii_comm_t *w, int dec[2])
 {
     char *a = malloc(2 * (size_t)TUNE_BYTES);
-    int ok = a != NULL && tl_shmem_cma_peers(mpii_g.tl) > 0, peer_ok = 0, rc;
+    int both, rc;
     double best[2][2] = {{1e9, 1e9}, {1e9, 1e9}}; /* [single copy][ping-pong, exchange] */
 
-    /* both or neither: a failed malloc on one side must not leave the other
-     * waiting; nothing to time where single copies are refused (ptrace rules) */
-    rc = mpii_sendrecv_ctx(&ok, 1, MPI_INT, 1 - w->rank, MPII_COLL_TAG_SHM_TUNE, &peer_ok, 1, MPI_INT,
-                           1 - w->rank, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS || !ok || !peer_ok) {
+    /* nothing to time where single copies are refused (ptrace rules) */
+    rc = pair_ok(w, a != NULL && tl_shmem_cma_peers(mpii_g.tl) > 0, &both);
+    if (!both) {
         free(a);
         return rc;
     }
@@ -199,11 +209,9 @@ static int tune_reads(mpii_comm_t *w, long long *from)
     char *a = malloc(2 * read_sizes[READ_NSIZES - 1]);
     size_t coll_min = mpii_g.coll_read_min, rts_min = proto_read_min(mpii_g.p);
     double best[READ_NSIZES][2];
-    int ok = a != NULL, peer_ok = 0, rc;
+    int both, rc = pair_ok(w, a != NULL, &both);
 
-    rc = mpii_sendrecv_ctx(&ok, 1, MPI_INT, 1 - w->rank, MPII_COLL_TAG_SHM_TUNE, &peer_ok, 1, MPI_INT,
-                           1 - w->rank, MPII_COLL_TAG_SHM_TUNE, w, 1, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS || !ok || !peer_ok) {
+    if (!both) {
         free(a);
         return rc;
     }
