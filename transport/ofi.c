@@ -17,8 +17,10 @@
 #include "util/log.h"
 #include "util/status.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -31,6 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define OFI_CQ_BATCH 16
@@ -106,6 +109,10 @@ typedef struct tl_ofi {
     char *bounce_mem;               /* OFI_BOUNCE_SLOTS x OFI_BOUNCE_LEN bytes */
     int *bounce_free;               /* stack of free slots */
     int bounce_nfree;
+    /* sockets: its TCP sockets' receive buffers (see ofi_sock_rcvbuf) */
+    unsigned char *sock_seen;           /* by rank: an operation went there (NULL: not sockets) */
+    struct sockaddr_storage *sock_name; /* by rank: its endpoint's address */
+    struct sockaddr_storage sock_self;  /* this endpoint's (the provider's listener) */
 } tl_ofi_t;
 
 /*
@@ -380,6 +387,92 @@ static int ofi_post_rxbuf(tl_ofi_t *t, ofi_rxbuf_t *rb, int initial)
     return UT_OK;
 }
 
+/*
+ * The sockets provider's receive buffers. sockets (1.17) reads each message
+ * header with recv(MSG_PEEK) and waits until the whole header (24 bytes) is
+ * there. Linux charges a segment's whole buffer to the socket until its last
+ * byte is read: when a header's first bytes end a large segment (up to 64 KiB
+ * over loopback) and the receive buffer is still the default 128 KiB, the
+ * space left is below one segment, the kernel advertises a zero window, the
+ * rest of the header never comes, and the connection stalls for good
+ * (tests/mpi/many_inflight over sockets hung about one run in 20 at 2 ranks:
+ * 8 bytes unread, 91 KiB charged, the sender's 100 KiB waiting for the
+ * window). With a receive buffer many segments long the window stays open
+ * whatever the provider leaves unread. The provider's sockets are found by
+ * their addresses among this process's descriptors: its listener (this
+ * endpoint's name; the connections it accepts inherit the size) right after
+ * fi_enable, and the connection it opens to a peer, at the first operation
+ * towards that peer (sockets connects inside that call).
+ */
+#define OFI_SOCK_RCVBUF (4 << 20)
+
+/* Same family, port and address (a wildcard address in want matches any). */
+static int ofi_sock_addr_eq(const struct sockaddr_storage *have, const struct sockaddr_storage *want)
+{
+    if (have->ss_family != want->ss_family)
+        return 0;
+    if (want->ss_family == AF_INET) {
+        const struct sockaddr_in *h = (const void *)have, *w = (const void *)want;
+        return h->sin_port == w->sin_port &&
+               (w->sin_addr.s_addr == htonl(INADDR_ANY) || h->sin_addr.s_addr == w->sin_addr.s_addr);
+    }
+    if (want->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *h = (const void *)have, *w = (const void *)want;
+        return h->sin6_port == w->sin6_port && (IN6_IS_ADDR_UNSPECIFIED(&w->sin6_addr) ||
+                                                !memcmp(&h->sin6_addr, &w->sin6_addr, sizeof(w->sin6_addr)));
+    }
+    return 0;
+}
+
+/* Raise the receive buffer of every stream socket of this process bound to
+ * this endpoint's address (the listener and the connections it accepted) or,
+ * with peer >= 0, connected to that peer's endpoint. */
+static void ofi_sock_rcvbuf(tl_ofi_t *t, int peer)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *de;
+
+    if (!d)
+        return;
+    while ((de = readdir(d))) {
+        struct sockaddr_storage a;
+        socklen_t alen = sizeof(a);
+        int fd, type = 0, have = 0, want = OFI_SOCK_RCVBUF;
+        socklen_t olen = sizeof(type);
+        char *end;
+        long v = strtol(de->d_name, &end, 10);
+
+        if (*end || end == de->d_name || v < 0 || v == dirfd(d))
+            continue;
+        fd = (int)v;
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &olen) || type != SOCK_STREAM)
+            continue;
+        memset(&a, 0, sizeof(a));
+        if (getsockname(fd, (struct sockaddr *)&a, &alen) || !ofi_sock_addr_eq(&a, &t->sock_self)) {
+            alen = sizeof(a);
+            memset(&a, 0, sizeof(a));
+            if (peer < 0 || getpeername(fd, (struct sockaddr *)&a, &alen) ||
+                !ofi_sock_addr_eq(&a, &t->sock_name[peer]))
+                continue;
+        }
+        olen = sizeof(have);
+        /* the kernel reports twice what was set (its bookkeeping share) */
+        if (!getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &have, &olen) && have < want &&
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want)))
+            ut_debug("sockets: SO_RCVBUF on descriptor %d: %s", fd, strerror(errno));
+    }
+    closedir(d);
+}
+
+/* After an operation towards peer: the first time, its connection exists. */
+static inline void ofi_sock_seen(tl_ofi_t *t, int peer, int rc)
+{
+    if (t->sock_seen && !t->sock_seen[peer] && (rc == UT_OK || rc == UT_INPROGRESS)) {
+        t->sock_seen[peer] = 1;
+        ofi_sock_rcvbuf(t, peer);
+    }
+}
+
 static int ofi_ring_open(tl_ofi_t *t, size_t ring_len);
 static void ofi_ring_close(tl_ofi_t *t);
 static int ofi_ring_connect(tl_ofi_t *t);
@@ -406,6 +499,8 @@ static void ofi_close(tl_t *tl)
         munmap(t->rxmem, t->rxmem_len);
     free(t->rxbufs);
     free(t->addrs);
+    free(t->sock_seen);
+    free(t->sock_name);
     free(t);
 }
 
@@ -559,6 +654,18 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
     t->super.caps.fd = -1;
 
     t->addrs = calloc((size_t)params->size, sizeof(*t->addrs));
+    if (!strcmp(t->info->fabric_attr->prov_name, "sockets")) {
+        size_t len = sizeof(t->sock_self);
+
+        t->sock_seen = calloc((size_t)params->size, 1);
+        t->sock_name = calloc((size_t)params->size, sizeof(*t->sock_name));
+        if (!t->sock_seen || !t->sock_name) {
+            rc = UT_ERR_NO_MEMORY;
+            goto err_free;
+        }
+        if (!fi_getname(&t->ep->fid, &t->sock_self, &len))
+            ofi_sock_rcvbuf(t, -1);
+    }
     /* sockets 1.17 loses messages when a multi-recv buffer runs low under
      * load (seen here with 16 ranks); there the FIFO is a ring of buffers of
      * one message each, the same total size. */
@@ -665,6 +772,9 @@ static int ofi_connect(tl_t *tl, const void *addrs, size_t addrlen)
             ut_error("fi_av_insert(rank %d): %s", i, rc < 0 ? lf.strerror(-rc) : "not inserted");
             return UT_ERR_UNREACHABLE;
         }
+        if (t->sock_name)
+            memcpy(&t->sock_name[i], (const char *)addrs + (size_t)i * addrlen,
+                   addrlen < sizeof(t->sock_name[i]) ? addrlen : sizeof(t->sock_name[i]));
     }
     return t->rma ? ofi_ring_connect(t) : UT_OK;
 }
@@ -1172,6 +1282,7 @@ static int ofi_ring_connect(tl_ofi_t *t)
             ut_error("ring hello to rank %d: %s", i, lf.strerror((int)-frc));
             return ofi_status(frc);
         }
+        ofi_sock_seen(t, i, UT_OK);
     }
     while (got < t->size - 1) {
         ssize_t n = fi_cq_read(t->cq, ent, OFI_CQ_BATCH), k;
@@ -1212,9 +1323,8 @@ static int ofi_ring_connect(tl_ofi_t *t)
     return UT_OK;
 }
 
-static int ofi_send(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, void *op_ctx)
+static int ofi_send_now(tl_ofi_t *t, int peer, const struct iovec *iov, int iovcnt, void *op_ctx)
 {
-    tl_ofi_t *t = (tl_ofi_t *)tl;
     size_t total = 0;
     ssize_t rc;
     int i;
@@ -1237,10 +1347,18 @@ static int ofi_send(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, voi
     return rc ? ofi_status(rc) : UT_INPROGRESS;
 }
 
-static int ofi_write(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
-                     int notify, uint32_t data, void *op_ctx)
+static int ofi_send(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, void *op_ctx)
 {
     tl_ofi_t *t = (tl_ofi_t *)tl;
+    int rc = ofi_send_now(t, peer, iov, iovcnt, op_ctx);
+
+    ofi_sock_seen(t, peer, rc);
+    return rc;
+}
+
+static int ofi_write_now(tl_ofi_t *t, int peer, const void *src, size_t len, const tl_rkey_t *rkey,
+                         uint64_t offset, int notify, uint32_t data, void *op_ctx)
+{
     uint64_t raddr = rkey->addr + offset;
     ssize_t rc;
 
@@ -1258,6 +1376,16 @@ static int ofi_write(tl_t *tl, int peer, const void *src, size_t len, const tl_r
     else
         rc = fi_write(t->ep, src, len, NULL, t->addrs[peer], raddr, rkey->key, op_ctx);
     return rc ? ofi_status(rc) : UT_INPROGRESS;
+}
+
+static int ofi_write(tl_t *tl, int peer, const void *src, size_t len, const tl_rkey_t *rkey, uint64_t offset,
+                     int notify, uint32_t data, void *op_ctx)
+{
+    tl_ofi_t *t = (tl_ofi_t *)tl;
+    int rc = ofi_write_now(t, peer, src, len, rkey, offset, notify, data, op_ctx);
+
+    ofi_sock_seen(t, peer, rc);
+    return rc;
 }
 
 static int ofi_is_rxbuf(tl_ofi_t *t, void *ctx)
