@@ -56,12 +56,18 @@ cmocka_run() {
     shift
     "$@" >"$log/u" 2>&1
     rc=$?
-    cat "$log/u"
-    count "$log/u"
-    if [ $rc = 99 ]; then
+    cmocka_report "$what" "$log/u" $rc
+}
+
+# cmocka_report WHAT FILE STATUS: print, count and check one finished run.
+cmocka_report() {
+    local what=$1 rc=$3
+    cat "$2"
+    count "$2"
+    if [ "$rc" = 99 ]; then
         echo "not ok - $what: valgrind reported errors"
         total_fail=$((total_fail + 1))
-    elif [ $rc != 0 ] && ! grep -q '^\[  FAILED  \]' "$log/u"; then
+    elif [ "$rc" != 0 ] && ! grep -q '^\[  FAILED  \]' "$2"; then
         echo "not ok - $what exited with status $rc"
         total_fail=$((total_fail + 1))
     fi
@@ -72,16 +78,29 @@ for s in $suites; do
     case $s in
     unit)
         echo "== unit tests (CMocka, valgrind when available)"
+        # one program per CPU at a time (valgrind runs one thread), the
+        # results printed in order
+        units=()
         for t in "${MBMPI_UNIT_DIR:-build/unit}"/test_*; do
             [ -x "$t" ] || continue
+            i=${#units[@]}
+            units+=("$t")
+            while [ "$(jobs -rp | wc -l)" -ge "$(nproc 2>/dev/null || echo 2)" ]; do wait -n; done
             if command -v valgrind >/dev/null && [ "${MBMPI_TEST_VALGRIND:-1}" = 1 ]; then
                 # test_proto's random traffic: 3 seeds under valgrind (12
                 # took 45 s there), all 12 natively below
-                cmocka_run "$t" env MBMPI_TEST_SEEDS="${MBMPI_TEST_SEEDS:-3}" \
-                    valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 "$t"
+                (env MBMPI_TEST_SEEDS="${MBMPI_TEST_SEEDS:-3}" \
+                    valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 "$t" \
+                    >"$log/u$i" 2>&1
+                    echo $? >"$log/u$i.rc") &
             else
-                cmocka_run "$t" "$t"
+                ("$t" >"$log/u$i" 2>&1
+                    echo $? >"$log/u$i.rc") &
             fi
+        done
+        wait
+        for i in "${!units[@]}"; do
+            cmocka_report "${units[$i]}" "$log/u$i" "$(cat "$log/u$i.rc" 2>/dev/null || echo 98)"
         done
         if [ -x "${MBMPI_UNIT_DIR:-build/unit}/test_proto" ] && command -v valgrind >/dev/null &&
             [ "${MBMPI_TEST_VALGRIND:-1}" = 1 ]; then
