@@ -440,21 +440,19 @@ MPI_File MPI_File_f2c(MPI_Fint file)
 
 /* ------------------------------------------------------------ views */
 
-/* the representations MPI_Register_datarep named */
+/* the representations MPI_Register_datarep(_c) named */
 typedef struct datarep {
     char name[MPI_MAX_DATAREP_STRING];
-    MPI_Datarep_conversion_function *rd, *wr;
+    int converts; /* a read or write conversion was given (never called: see datarep_usable) */
     MPI_Datarep_extent_function *extent;
     void *extra;
 } datarep_t;
 static datarep_t *reps;
 static int nreps;
 
-int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
-                         MPI_Datarep_conversion_function *write_conversion_fn,
-                         MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+static int register_datarep(const char *fn, const char *datarep, int converts,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    static const char fn[] = "MPI_Register_datarep";
     datarep_t *t;
 
     MPII_CHECK_INIT(fn);
@@ -471,12 +469,27 @@ int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *r
         return FERR(MPI_FILE_NULL, (file_t *)NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     reps = t;
     strcpy(reps[nreps].name, datarep);
-    reps[nreps].rd = read_conversion_fn;
-    reps[nreps].wr = write_conversion_fn;
+    reps[nreps].converts = converts;
     reps[nreps].extent = dtype_file_extent_fn;
     reps[nreps].extra = extra_state;
     nreps++;
     return MPI_SUCCESS;
+}
+
+int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                         MPI_Datarep_conversion_function *write_conversion_fn,
+                         MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    return register_datarep("MPI_Register_datarep", datarep, read_conversion_fn || write_conversion_fn,
+                            dtype_file_extent_fn, extra_state);
+}
+
+int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn,
+                           MPI_Datarep_conversion_function_c *write_conversion_fn,
+                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    return register_datarep("MPI_Register_datarep_c", datarep, read_conversion_fn || write_conversion_fn,
+                            dtype_file_extent_fn, extra_state);
 }
 
 /* A representation the view can use: "native", or a registered one that
@@ -488,7 +501,7 @@ static int datarep_usable(const char *datarep, MPI_Datatype etype, MPI_Datatype 
     for (int i = 0; i < nreps; i++)
         if (!strcmp(reps[i].name, datarep)) {
             MPI_Aint e1 = -1, e2 = -1, lb, n1, n2;
-            if (reps[i].rd || reps[i].wr)
+            if (reps[i].converts)
                 return 0;
             MPI_Type_get_extent(etype, &lb, &n1);
             MPI_Type_get_extent(filetype, &lb, &n2);

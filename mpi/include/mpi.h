@@ -1184,6 +1184,13 @@ typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *file_e
 int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
                          MPI_Datarep_conversion_function *write_conversion_fn,
                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+/* MPI 4.0's large-count form: the conversions take an MPI_Count */
+typedef int(MPI_Datarep_conversion_function_c)(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                                               void *filebuf, MPI_Offset position, void *extra_state);
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn,
+                           MPI_Datarep_conversion_function_c *write_conversion_fn,
+                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 /* ROMIO's names of MPI-2's requests (programs of the MPI-1.2 era use them) */
 typedef MPI_Request MPIO_Request;
 #define MPIO_REQUEST_NULL MPI_REQUEST_NULL

@@ -15,8 +15,8 @@
  *  - error classes under the files' default MPI_ERRORS_RETURN (no such
  *    file, bad amode, EXCL on an existing file, read on a write-only file,
  *    external32, a registered representation that converts), MPI_Register_datarep
- *    (a duplicate name, one without conversions usable in a view), a user handler set on MPI_FILE_NULL and on
- * a file, and MPI_MODE_DELETE_ON_CLOSE.
+ *    (a duplicate name, one without conversions usable in a view; its MPI 4.0 _c form too), a user handler
+ * set on MPI_FILE_NULL and on a file, and MPI_MODE_DELETE_ON_CLOSE.
  */
 #define TEST_NAME "io"
 #include <mpi.h>
@@ -186,6 +186,13 @@ static int conversion(void *userbuf, MPI_Datatype t, int count, void *filebuf, M
     return MPI_SUCCESS;
 }
 
+static int conversion_c(void *userbuf, MPI_Datatype t, MPI_Count count, void *filebuf, MPI_Offset pos,
+                        void *extra)
+{
+    (void)userbuf, (void)t, (void)count, (void)filebuf, (void)pos, (void)extra;
+    return MPI_SUCCESS;
+}
+
 static void pointers(void)
 {
     MPI_File fh;
@@ -265,6 +272,20 @@ static void pointers(void)
     MPI_CHECK(MPI_Register_datarep("io-test-conv", conversion, conversion, native_extent, NULL));
     ECLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-conv", MPI_INFO_NULL),
            MPI_ERR_UNSUPPORTED_DATAREP);
+    /* MPI 4.0's large-count registration: the same table */
+    ECLASS(MPI_Register_datarep_c("io-test-rep", MPI_CONVERSION_FN_NULL_C, MPI_CONVERSION_FN_NULL_C,
+                                  native_extent, NULL),
+           MPI_ERR_DUP_DATAREP);
+    ECLASS(
+        MPI_Register_datarep_c("io-test-c", MPI_CONVERSION_FN_NULL_C, MPI_CONVERSION_FN_NULL_C, NULL, NULL),
+        MPI_ERR_ARG);
+    MPI_CHECK(MPI_Register_datarep_c("io-test-conv-c", conversion_c, MPI_CONVERSION_FN_NULL_C, native_extent,
+                                     NULL));
+    ECLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-conv-c", MPI_INFO_NULL),
+           MPI_ERR_UNSUPPORTED_DATAREP);
+    MPI_CHECK(MPI_Register_datarep_c("io-test-c", MPI_CONVERSION_FN_NULL_C, MPI_CONVERSION_FN_NULL_C,
+                                     native_extent, NULL));
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-c", MPI_INFO_NULL));
     MPI_CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "io-test-rep", MPI_INFO_NULL));
     {
         MPI_Offset d;
