@@ -107,6 +107,19 @@ enum {
 };
 
 /* ---- wire formats (after the mbcf header), read with memcpy ---- */
+/* An EAGER message: this, then the payload, whose length is the message's
+ * less this (mbcf's header tells it). With mbcf's header and mbshm's, a
+ * payload of up to 16 bytes fits one 64-byte ring line (it was 8 with a
+ * length field here: 12-16 B took 0.47 us half round trip against 0.38). */
+typedef struct proto_eager {
+    uint32_t ctx;
+    int32_t tag;
+    int32_t src;
+    uint32_t seq;
+} proto_eager_t;
+_Static_assert(sizeof(proto_eager_t) == 16, "eager envelope");
+
+/* An RTS's envelope: the message's length travels with it. */
 typedef struct proto_env {
     uint32_t ctx;
     int32_t tag;
@@ -114,7 +127,7 @@ typedef struct proto_env {
     uint32_t seq;
     uint64_t len;
 } proto_env_t;
-_Static_assert(sizeof(proto_env_t) == 24, "eager envelope");
+_Static_assert(sizeof(proto_env_t) == 24, "rts envelope");
 
 typedef struct proto_rts {
     proto_env_t env;
@@ -335,8 +348,8 @@ int proto_create(mbcf_t *m, const proto_params_t *params, proto_t **p_p)
         p->prm.req_max = USED_RING;
     if (m && !p->prm.read_min)
         p->prm.read_min = mbcf_caps(m)->read_min;
-    if (m && p->prm.eager_limit + sizeof(proto_env_t) > mbcf_fifo_max(m))
-        p->prm.eager_limit = mbcf_fifo_max(m) - sizeof(proto_env_t);
+    if (m && p->prm.eager_limit + sizeof(proto_eager_t) > mbcf_fifo_max(m))
+        p->prm.eager_limit = mbcf_fifo_max(m) - sizeof(proto_eager_t);
     p->peers = calloc((size_t)params->size, sizeof(*p->peers));
     if (!p->peers)
         goto err_free;
@@ -650,7 +663,7 @@ static uint32_t nchunks(size_t len, size_t chunk)
 
 static size_t eager_cost(size_t len)
 {
-    return len + sizeof(proto_env_t) + sizeof(mbcf_hdr_t);
+    return len + sizeof(proto_eager_t) + sizeof(mbcf_hdr_t);
 }
 
 /*
@@ -775,20 +788,32 @@ static void answer_rts(proto_t *p, proto_req_t *r, int peer, int src, int tag, s
 /* A FIFO message (eager or RTS) whose turn has come: match or queue it. */
 static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, size_t len)
 {
-    (void)len; /* validated by the handler */
     proto_env_t env;
     proto_rts_t rts;
     proto_req_t *r;
     proto_unexp_t *u;
+    const char *data = NULL;
 
-    memcpy(&env, msg, sizeof(env));
-    if (type == PROTO_T_RTS)
+    /* (validated by the handler) */
+    if (type == PROTO_T_EAGER) {
+        proto_eager_t e;
+
+        memcpy(&e, msg, sizeof(e));
+        env.ctx = e.ctx;
+        env.tag = e.tag;
+        env.src = e.src;
+        env.seq = e.seq;
+        env.len = len - sizeof(e);
+        data = msg + sizeof(e);
+    } else {
         memcpy(&rts, msg, sizeof(rts));
+        env = rts.env;
+    }
     r = match_posted(p, peer, env.ctx, env.src, env.tag);
     if (r) {
         posted_remove(p, r);
         if (type == PROTO_T_EAGER) {
-            deliver_eager(p, r, peer, env.src, env.tag, msg + sizeof(env), (size_t)env.len);
+            deliver_eager(p, r, peer, env.src, env.tag, data, (size_t)env.len);
             mbcf_credits_return(p->m, peer, eager_cost((size_t)env.len));
         } else {
             answer_rts(p, r, peer, env.src, env.tag, (size_t)env.len, rts.sreq, rts.flags, &rts.rkey);
@@ -810,7 +835,7 @@ static void process_fifo_msg(proto_t *p, int peer, int type, const char *msg, si
         u->seq = env.seq;
         u->credits = eager_cost(u->len);
         if (u->len)
-            memcpy(u->data, msg + sizeof(env), u->len);
+            memcpy(u->data, data, u->len);
     } else {
         u->sreq = rts.sreq;
         u->sync = (int)rts.sync;
@@ -1040,12 +1065,12 @@ static void fifo_msg_arrived(proto_t *p, int peer, int type, const char *msg, si
 static void proto_h_eager(void *arg, int src, const void *msg, size_t len)
 {
     proto_t *p = arg;
-    proto_env_t env;
+    proto_eager_t env;
 
     if (len < sizeof(env))
         goto reject;
     memcpy(&env, msg, sizeof(env));
-    if (env.len != len - sizeof(env) || env.tag < 0 || env.src < 0)
+    if (env.tag < 0 || env.src < 0)
         goto reject;
     fifo_msg_arrived(p, src, PROTO_T_EAGER, msg, len, env.seq);
     return;
@@ -1473,7 +1498,7 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
      * the bookkeeping below runs (a hint; an RTS when not eager) */
     if (peer != p->prm.rank)
         mbcf_send_ahead(p->m, peer,
-                        len <= p->prm.eager_limit && !sync && !r->offer_read ? sizeof(proto_env_t) + len
+                        len <= p->prm.eager_limit && !sync && !r->offer_read ? sizeof(proto_eager_t) + len
                                                                              : sizeof(proto_rts_t));
     r->kind = PROTO_REQ_SEND;
     r->done = 0;
@@ -1533,7 +1558,9 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
         r->op.cb = proto_send_op_cb;
         p->stats.eager_msgs++;
         p->stats.eager_bytes += len;
-        rc = mbcf_fifo_send(p->m, peer, PROTO_T_EAGER, &env, sizeof(env), buf, len, &r->op);
+        proto_eager_t e = {.ctx = ctx, .tag = tag, .src = src, .seq = r->seq};
+
+        rc = mbcf_fifo_send(p->m, peer, PROTO_T_EAGER, &e, sizeof(e), buf, len, &r->op);
         if (rc == UT_OK)
             proto_send_complete(p, r, UT_OK);
         else if (rc != UT_INPROGRESS)

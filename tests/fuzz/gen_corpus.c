@@ -26,6 +26,12 @@
 enum { T_CREDIT = 0, T_EAGER = 1, T_RTS, T_REQ, T_CTS, T_WDONE, T_CANCEL, T_CANCEL_ACK };
 
 typedef struct { uint32_t ctx; int32_t tag; int32_t src; uint32_t seq; uint64_t len; } env_t;
+typedef struct {
+    uint32_t ctx;
+    int32_t tag;
+    int32_t src;
+    uint32_t seq;
+} eager_t; /* length: the message's */
 typedef struct { env_t env; uint64_t sreq; uint32_t sync; uint32_t pad; } rts_t;
 typedef struct { uint32_t ctx; int32_t tag; uint32_t seq; uint32_t base; uint32_t notify; uint32_t pad;
                  uint64_t chunk; tl_rkey_t rkey; } req_t;
@@ -122,6 +128,12 @@ static env_t env(int tag, int src, uint32_t seq, uint64_t len)
     return e;
 }
 
+static eager_t eager(int tag, int src, uint32_t seq)
+{
+    eager_t e = {.ctx = 1, .tag = tag, .src = src, .seq = seq};
+    return e;
+}
+
 typedef void (*fifo_fn)(int, int, const void *, size_t, const void *, size_t);
 
 static void fifo_set(fifo_fn f, const char *pfx)
@@ -141,13 +153,13 @@ static void fifo_set(fifo_fn f, const char *pfx)
     } while (0)
 
     { /* EAGER for the first posted receive (conflicts its REQ) */
-        env_t e = env(5, 1, 0, 16);
+        eager_t e = eager(5, 1, 0);
         f(1, T_EAGER, &e, sizeof(e), pl, 16);
         progress(4);
         SEED("eager");
     }
     { /* EAGER unexpected (tag 11), then a matching receive */
-        env_t e = env(11, 2, 0, 100);
+        eager_t e = eager(11, 2, 0);
         f(2, T_EAGER, &e, sizeof(e), pl, 100);
         app(0, 2, 11, 1, 2);
         progress(4);
@@ -206,7 +218,7 @@ static void fifo_set(fifo_fn f, const char *pfx)
         SEED("cancel_ack");
     }
     { /* in order and out of order: seq 0 eager, seq 2 eager (held), seq 1 RTS */
-        env_t e0 = env(5, 1, 0, 32), e2 = env(7, 1, 2, 64);
+        eager_t e0 = eager(5, 1, 0), e2 = eager(7, 1, 2);
         rts_t r = {.env = env(5, 1, 1, 9000), .sreq = 5, .sync = 1};
         f(1, T_EAGER, &e0, sizeof(e0), pl, 32);
         if (f == fifo_raw) {
@@ -230,7 +242,7 @@ static void fifo_set(fifo_fn f, const char *pfx)
         SEED("rank2_send");
     }
     { /* a large eager payload to the ANY_SOURCE receive (tag 7) */
-        env_t e = env(7, 2, 0, 1000);
+        eager_t e = eager(7, 2, 0);
         f(2, T_EAGER, &e, sizeof(e), pl, 1000);
         progress(4);
         SEED("eager_any");
