@@ -293,9 +293,7 @@ run_line() {
 if [ -z "${MBMPI_TEST_JOBS:-}" ] && [[ "$providers" =~ ^[[:space:]]*mbshm[[:space:]]*$ ]]; then
     jobs_max=1
 fi
-results="$logs/.results"
-rm -rf "$results"
-mkdir -p "$results"
+results=$(mktemp -d "$logs/.results.XXXXXX") # (two runs of one directory at once keep theirs apart)
 n=0
 while read -r name np expect rest; do
     case "$name" in '' | '#'*) continue ;; esac
