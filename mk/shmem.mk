@@ -12,7 +12,7 @@ TEST_BUILD += $(BUILD)/unit/test_shmem
 
 # transport/ofi.c's RMA rings (FIFO mode rma) with two endpoints over
 # tcp;ofi_rxm on 127.0.0.1 in one process
-$(BUILD)/unit/test_ofi_ring: tests/unit/test_ofi_ring.c transport/ofi.c transport/transport.h util/log.c util/status.c
+$(BUILD)/unit/test_ofi_ring: tests/unit/test_ofi_ring.c tests/unit/ofi_pair.h transport/ofi.c transport/transport.h util/log.c util/status.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) tests/unit/test_ofi_ring.c util/log.c util/status.c $(CMOCKA_LIBS) -lpthread -ldl -o $@
 
@@ -20,7 +20,7 @@ TEST_BUILD += $(BUILD)/unit/test_ofi_ring
 
 # transport/ofi.c over libfabric's sockets provider: the receive buffers of
 # its TCP sockets (ofi_sock_rcvbuf), two endpoints in one process
-$(BUILD)/unit/test_ofi_sockets: tests/unit/test_ofi_sockets.c transport/ofi.c transport/transport.h util/log.c util/status.c
+$(BUILD)/unit/test_ofi_sockets: tests/unit/test_ofi_sockets.c tests/unit/ofi_pair.h transport/ofi.c transport/transport.h util/log.c util/status.c
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) tests/unit/test_ofi_sockets.c util/log.c util/status.c $(CMOCKA_LIBS) -lpthread -ldl -o $@
 

@@ -6,7 +6,7 @@
  */
 #include "transport/ofi.c"
 
-#include <pthread.h>
+#include "tests/unit/ofi_pair.h"
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,53 +80,28 @@ static void cb_tx_done(void *arg, void *ctx, int status)
         e->ntx_done++;
 }
 
-static char addrs[2][256];
-static size_t addrlen;
-static int connect_rc[2];
-
-static void *connect_thread(void *arg)
-{
-    ep_t *e = arg;
-    connect_rc[e->rank] = tl_connect(e->tl, addrs, addrlen);
-    return NULL;
-}
-
 static int setup(void **state)
 {
-    pthread_t th[2];
-    int i;
+    tl_params_t p = {.provider = "tcp",
+                     .fifo_buf_size = 8 * (MAXLEN + 256),
+                     .fifo_buf_count = 2,
+                     .min_fifo_free = MAXLEN + 256,
+                     .loopback = 1};
+    tl_callbacks_t cb[2];
+    tl_t *tl[2] = {NULL, NULL};
+    int i, rc;
 
     (void)state;
     ut_log_level = UT_LOG_ERROR;
     for (i = 0; i < 2; i++) {
-        tl_callbacks_t cb = {cb_recv, cb_notify, cb_tx_done, &eps[i]};
-        tl_params_t p = {.rank = i,
-                         .size = 2,
-                         .provider = "tcp",
-                         .fifo_buf_size = 8 * (MAXLEN + 256),
-                         .fifo_buf_count = 2,
-                         .min_fifo_free = MAXLEN + 256,
-                         .loopback = 1};
-        size_t len = sizeof(addrs[i]);
-
         memset(&eps[i], 0, sizeof(eps[i]));
         eps[i].rank = i;
-        if (tl_ofi_ops.open(&p, &cb, &eps[i].tl) != UT_OK)
-            return -1;
-        if (tl_get_addr(eps[i].tl, addrs[i], &len) != UT_OK)
-            return -1;
-        if (i && len != addrlen)
-            return -1;
-        addrlen = len;
+        cb[i] = (tl_callbacks_t){cb_recv, cb_notify, cb_tx_done, &eps[i]};
     }
-    /* the addresses are rows of addrlen bytes */
-    if (addrlen < sizeof(addrs[0]))
-        memmove(addrs[0] + addrlen, addrs[1], addrlen);
-    for (i = 0; i < 2; i++)
-        pthread_create(&th[i], NULL, connect_thread, &eps[i]);
-    for (i = 0; i < 2; i++)
-        pthread_join(th[i], NULL);
-    return connect_rc[0] == UT_OK && connect_rc[1] == UT_OK ? 0 : -1;
+    rc = ofi_pair_open(p, cb, tl);
+    eps[0].tl = tl[0]; /* (closed by teardown even when the pair failed) */
+    eps[1].tl = tl[1];
+    return rc;
 }
 
 static int teardown(void **state)
