@@ -45,6 +45,8 @@ struct mbcf {
     int size;
     size_t eager_units;      /* per-peer budgets, in MBCF_CREDIT_UNIT */
     size_t fifo_units;
+    size_t fifo_thr; /* owed FIFO / eager units that make a credit return due */
+    size_t eager_thr;
     size_t credits;
     size_t fifo_credits;
     size_t chunk;
@@ -164,6 +166,16 @@ void mbcf_attach(mbcf_t *m, tl_t *tl)
         m->peers[i].tx_fifo = m->fifo_units;
         m->peers[i].tx_eager = m->eager_units;
     }
+    /* A sender waiting to send the largest message has more than
+     * fifo_units - big units unreturned: once we owe that much, return them
+     * even below a quarter, or it waits forever when we send it nothing. */
+    size_t big = fifo_units(m, mbcf_fifo_max(m) + sizeof(mbcf_hdr_t));
+    m->fifo_thr = m->fifo_units / 4;
+    if (m->fifo_units >= big && m->fifo_units - big + 1 < m->fifo_thr)
+        m->fifo_thr = m->fifo_units - big + 1;
+    if (!m->fifo_thr)
+        m->fifo_thr = 1;
+    m->eager_thr = m->eager_units / 4;
 }
 
 void mbcf_destroy(mbcf_t *m)
@@ -370,34 +382,17 @@ static void mbcf_build_hdr(mbcf_t *m, int peer, int type, size_t len, mbcf_hdr_t
     h->eager_cr = 0;
 }
 
-int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen, const void *payload,
-                   size_t paylen, mbcf_op_t *op)
+/* A FIFO message's op: header h, then the caller's header and payload
+ * (copied into an owned op, referenced from the caller's). */
+static void fifo_op_fill(mbcf_op_t *op, int peer, const mbcf_hdr_t *h, const void *hdr, size_t hdrlen,
+                         const void *payload, size_t paylen)
 {
-    mbcf_hdr_t h;
-    int rc;
-
-    if (type <= MBCF_TYPE_CREDIT || hdrlen + paylen > mbcf_fifo_max(m) ||
-        (!op && hdrlen + paylen > MBCF_INLINE_MAX)) {
-        ut_error("mbcf_fifo_send: message of type %d, %zu bytes refused", type, hdrlen + paylen);
-        return UT_ERR_INVALID_PARAM;
-    }
-    if (m->peers[peer].broken)
-        return m->peers[peer].broken; /* no seq taken: nothing is lost */
-    if (!op) {
-        op = mbcf_op_get(m);
-        if (!op)
-            return UT_ERR_NO_MEMORY;
-        op->owned = 1;
-    } else {
-        op->owned = 0;
-    }
-    mbcf_build_hdr(m, peer, type, hdrlen + paylen, &h);
     op->kind = MBCF_OP_SEND;
     op->peer = peer;
-    memcpy(op->inl, &h, sizeof(h));
+    memcpy(op->inl, h, sizeof(*h));
     if (hdrlen)
-        memcpy(op->inl + sizeof(h), hdr, hdrlen);
-    op->hdrlen = sizeof(h) + hdrlen;
+        memcpy(op->inl + sizeof(*h), hdr, hdrlen);
+    op->hdrlen = sizeof(*h) + hdrlen;
     op->iov[0].iov_base = op->inl;
     op->iov[0].iov_len = op->hdrlen;
     op->iovcnt = 1;
@@ -411,6 +406,63 @@ int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen
             op->iovcnt = 2;
         }
     }
+}
+
+int mbcf_fifo_send(mbcf_t *m, int peer, int type, const void *hdr, size_t hdrlen, const void *payload,
+                   size_t paylen, mbcf_op_t *op)
+{
+    mbcf_hdr_t h;
+    int rc;
+
+    if (type <= MBCF_TYPE_CREDIT || hdrlen + paylen > mbcf_fifo_max(m) ||
+        (!op && hdrlen + paylen > MBCF_INLINE_MAX)) {
+        ut_error("mbcf_fifo_send: message of type %d, %zu bytes refused", type, hdrlen + paylen);
+        return UT_ERR_INVALID_PARAM;
+    }
+    if (m->peers[peer].broken)
+        return m->peers[peer].broken; /* no seq taken: nothing is lost */
+    if (op && m->tl->caps.send_copies) {
+        mbcf_peer_t *p = &m->peers[peer];
+        size_t cost = fifo_units(m, sizeof(h) + hdrlen + paylen);
+
+        if (ut_list_empty(&p->pending) && p->tx_fifo >= cost) {
+            /* Straight to the transport, which copies at once: the op
+             * stays unused unless it must wait (what mbcf_op_issue does,
+             * without building the op first). */
+            struct iovec iov[3] = {{&h, sizeof(h)}, {(void *)hdr, hdrlen}, {(void *)payload, paylen}};
+
+            mbcf_build_hdr(m, peer, type, hdrlen + paylen, &h);
+            mbcf_hdr_credits(p, &h);
+            m->stats.fifo_sent++;
+            rc = tl_send(m->tl, peer, iov, paylen ? 3 : 2, NULL);
+            if (rc == UT_OK) {
+                p->tx_fifo -= cost;
+                return UT_OK;
+            }
+            mbcf_hdr_uncredit(p, &h);
+            h.fifo_cr = 0;
+            h.eager_cr = 0;
+            if (rc != UT_ERR_NO_RESOURCE) {
+                mbcf_peer_break(m, peer, rc);
+                return rc;
+            }
+            m->stats.retries++;
+            op->owned = 0;
+            fifo_op_fill(op, peer, &h, hdr, hdrlen, payload, paylen);
+            mbcf_queue(m, op);
+            return UT_INPROGRESS;
+        }
+    }
+    if (!op) {
+        op = mbcf_op_get(m);
+        if (!op)
+            return UT_ERR_NO_MEMORY;
+        op->owned = 1;
+    } else {
+        op->owned = 0;
+    }
+    mbcf_build_hdr(m, peer, type, hdrlen + paylen, &h);
+    fifo_op_fill(op, peer, &h, hdr, hdrlen, payload, paylen);
     m->stats.fifo_sent++;
     rc = mbcf_op_start(m, op);
     if (op->owned) {
@@ -457,22 +509,14 @@ static void mbcf_credit_flush(mbcf_t *m, int peer)
         mbcf_op_complete(m, op, rc);
 }
 
-static void mbcf_credit_check(mbcf_t *m, int peer)
+/* (thresholds: mbcf_attach) */
+static inline __attribute__((always_inline)) void mbcf_credit_check(mbcf_t *m, int peer)
 {
     mbcf_peer_t *p = &m->peers[peer];
-    /* A sender waiting to send the largest message has more than
-     * fifo_units - big units unreturned: once we owe that much, return them
-     * even below a quarter, or it waits forever when we send it nothing. */
-    size_t big = fifo_units(m, mbcf_fifo_max(m) + sizeof(mbcf_hdr_t));
-    size_t fthr = m->fifo_units / 4;
 
-    if (m->fifo_units >= big && m->fifo_units - big + 1 < fthr)
-        fthr = m->fifo_units - big + 1;
-    if (!fthr)
-        fthr = 1;
     if (p->credit_due)
         return;
-    if (p->rx_fifo_owed >= fthr || p->rx_eager_owed >= m->eager_units / 4) {
+    if (p->rx_fifo_owed >= m->fifo_thr || p->rx_eager_owed >= m->eager_thr) {
         p->credit_due = 1;
         m->ncredit_due++;
         mbcf_credit_flush(m, peer);
@@ -587,7 +631,7 @@ static void mbcf_tx_done_cb(void *arg, void *op_ctx, int status)
 
 /* ------------------------------------------------------------- receive */
 
-static void mbcf_apply_credits(mbcf_t *m, const mbcf_hdr_t *h)
+static inline __attribute__((always_inline)) void mbcf_apply_credits(mbcf_t *m, const mbcf_hdr_t *h)
 {
     mbcf_peer_t *p = &m->peers[h->src];
 
@@ -599,7 +643,8 @@ static void mbcf_apply_credits(mbcf_t *m, const mbcf_hdr_t *h)
     p->tx_eager = p->tx_eager + h->eager_cr > m->eager_units ? m->eager_units : p->tx_eager + h->eager_cr;
 }
 
-static void mbcf_deliver(mbcf_t *m, const mbcf_hdr_t *h, const char *body)
+static inline __attribute__((always_inline)) void mbcf_deliver(mbcf_t *m, const mbcf_hdr_t *h,
+                                                               const char *body)
 {
     m->stats.fifo_recv++;
     m->handlers[h->type](m->handler_args[h->type], h->src, body, h->len);

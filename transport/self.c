@@ -96,6 +96,7 @@ static int self_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t *
     t->super.caps.read_max = SIZE_MAX;
     t->super.caps.version = 1;
     t->super.caps.inject_size = 64;
+    t->super.caps.send_copies = 1; /* self_send copies into its event */
     t->super.caps.max_msg = params->min_fifo_free ? params->min_fifo_free : 65536;
     t->super.caps.max_write = 1 << 20; /* small, so chunking is exercised */
     t->super.caps.notify_bytes = 4;

@@ -40,6 +40,8 @@ typedef struct tl_caps {
     const char *name;        /* provider, e.g. "shm" */
     uint32_t version;        /* provider version (FI_VERSION) */
     size_t inject_size;      /* sends/writes up to this size complete at once */
+    int send_copies;         /* 1: every send has copied its iovec when it returns and never
+                              * returns UT_INPROGRESS (the iovec may live on the stack) */
     size_t max_msg;          /* largest FIFO message */
     size_t max_write;        /* largest single write */
     int notify_bytes;        /* remote CQ data bytes (>= 4) */

@@ -669,6 +669,58 @@ static void test_send_retries(void **state)
     }
 }
 
+/* Over a transport that copies every send at once (caps.send_copies), a send
+ * with the caller's op goes straight out and leaves the op unused; one the
+ * transport refuses (NO_RESOURCE) is queued with the sequence number it
+ * took, later ones wait behind it, and all arrive in order; a hard error
+ * comes back from the call, without a callback, and breaks the peer. */
+static void test_direct_send(void **state)
+{
+    static mbcf_op_t ops[5];
+    static unsigned char pl[5][300];
+    int i;
+    (void)state;
+
+    assert_true(mbcf_caps(W.m[A])->send_copies);
+    W.cb_calls = 0;
+    for (i = 0; i < 5; i++) {
+        fill(pl[i], sizeof(pl[i]), 50 + (unsigned)i);
+        ops[i].cb = on_op;
+    }
+    i = 0;
+    assert_int_equal(mbcf_fifo_send(W.m[A], B, TYPE_Y, &i, sizeof(i), pl[0], 300, &ops[0]), UT_OK);
+    assert_int_equal(W.cb_calls, 0);
+    tl_self_fail_next(W.tl[A], 1, 0, 0, UT_ERR_NO_RESOURCE);
+    i = 1;
+    assert_int_equal(mbcf_fifo_send(W.m[A], B, TYPE_Y, &i, sizeof(i), pl[1], 300, &ops[1]), UT_INPROGRESS);
+    i = 2;
+    assert_int_equal(mbcf_fifo_send(W.m[A], B, TYPE_Y, &i, sizeof(i), pl[2], 300, &ops[2]), UT_INPROGRESS);
+    assert_int_equal(mbcf_stats(W.m[A])->retries, 1);
+    progress_all();
+    assert_int_equal(W.cb_calls, 2);
+    assert_int_equal(W.cb_status, UT_OK);
+    i = 3; /* nothing queued any more: straight out again */
+    assert_int_equal(mbcf_fifo_send(W.m[A], B, TYPE_Y, &i, sizeof(i), pl[3], 300, &ops[3]), UT_OK);
+    progress_all();
+    assert_int_equal(W.nrec, 4);
+    for (i = 0; i < 4; i++) {
+        int k;
+        memcpy(&k, W.rec[i].bytes, sizeof(k));
+        assert_int_equal(k, i);
+        assert_true(pattern_ok(W.rec[i].bytes + sizeof(int), 300, 50 + (unsigned)i));
+    }
+
+    W.cb_calls = 0;
+    tl_self_fail_next(W.tl[A], 1, 0, 0, UT_ERR_IO);
+    ut_log_level = -1;
+    i = 4;
+    assert_int_equal(mbcf_fifo_send(W.m[A], B, TYPE_Y, &i, sizeof(i), pl[4], 300, &ops[4]), UT_ERR_IO);
+    ut_log_level = W.saved_log_level;
+    assert_int_equal(W.cb_calls, 0);
+    assert_int_equal(mbcf_peer_status(W.m[A], B), UT_ERR_IO);
+    progress_all();
+    assert_int_equal(W.nrec, 4);
+}
 
 /* A hard send error (not NO_RESOURCE) consumed a sequence number the peer
  * never saw. Before the fix later messages still went out with higher seqs
@@ -765,6 +817,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_chunks, setup2_chunk, teardown),
         cmocka_unit_test_setup_teardown(test_write_chunk_size, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_send_retries, setup2, teardown),
+        cmocka_unit_test_setup_teardown(test_direct_send, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_hard_send_error_breaks_peer, setup3, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
