@@ -18,34 +18,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct comm_proto {
-    proto_comm_t pc[3]; /* [0] point-to-point, [1] collectives, [2] partitioned */
-} comm_proto_t;
+typedef mpii_comm_proto_t comm_proto_t;
 
-static mpii_comm_t **comms;
-static int ncomms;
+mpii_comm_t **mpii_comms; /* handle -> communicator (core.h) */
+int mpii_ncomms;
 static MPI_Comm session_world = MPI_COMM_NULL;
 
 mpii_comm_t *mpii_comm_get(MPI_Comm comm)
 {
-    if (comm <= 0 || comm >= ncomms || !comms[comm] || !comms[comm]->in_use)
-        return NULL;
-    return comms[comm];
-}
-
-proto_comm_t *mpii_comm_proto(mpii_comm_t *c, int coll)
-{
-    return &((comm_proto_t *)c->proto)->pc[coll == MPII_CTX_PART ? 2 : coll ? 1 : 0];
-}
-
-uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll)
-{
-    return c->ctx + (coll ? 1u : 0u);
+    return mpii_comm_lookup(comm);
 }
 
 static void comm_destroy(mpii_comm_t *c)
 {
-    comms[c->handle] = NULL;
+    mpii_comms[c->handle] = NULL;
     if (c->local)
         comm_destroy(c->local);
     free(c->remote_ranks);
@@ -64,18 +50,18 @@ static int comm_create(int n, const int *world_ranks, int rank, uint32_t ctx, MP
     comm_proto_t *cp;
     int h;
 
-    for (h = 3; h < ncomms && comms[h]; h++)
+    for (h = 3; h < mpii_ncomms && mpii_comms[h]; h++)
         ;
-    if (h >= ncomms) {
-        int nn = ncomms ? ncomms * 2 : 16;
-        mpii_comm_t **t = realloc(comms, (size_t)nn * sizeof(*t));
+    if (h >= mpii_ncomms) {
+        int nn = mpii_ncomms ? mpii_ncomms * 2 : 16;
+        mpii_comm_t **t = realloc(mpii_comms, (size_t)nn * sizeof(*t));
         if (!t)
             return MPI_ERR_NO_MEM;
-        memset(t + ncomms, 0, (size_t)(nn - ncomms) * sizeof(*t));
-        comms = t;
-        if (!ncomms)
+        memset(t + mpii_ncomms, 0, (size_t)(nn - mpii_ncomms) * sizeof(*t));
+        mpii_comms = t;
+        if (!mpii_ncomms)
             h = 3;
-        ncomms = nn;
+        mpii_ncomms = nn;
     }
     c = calloc(1, sizeof(*c));
     cp = calloc(1, sizeof(*cp));
@@ -103,7 +89,7 @@ static int comm_create(int n, const int *world_ranks, int rank, uint32_t ctx, MP
     proto_comm_init(&cp->pc[1], ctx + 1);
     proto_comm_init(&cp->pc[2], ctx | MPII_CTX_PART_BIT); /* (its pairs' contexts vary) */
     c->proto = cp;
-    comms[h] = c;
+    mpii_comms[h] = c;
     *c_p = c;
     return MPI_SUCCESS;
 }
@@ -128,28 +114,28 @@ int mpii_comm_world_init(void)
         return MPI_ERR_NO_MEM;
     for (i = 0; i < mpii_g.size; i++)
         ranks[i] = i;
-    if (!comms) {
-        comms = calloc(16, sizeof(*comms));
-        if (!comms) {
+    if (!mpii_comms) {
+        mpii_comms = calloc(16, sizeof(*mpii_comms));
+        if (!mpii_comms) {
             free(ranks);
             return MPI_ERR_NO_MEM;
         }
-        ncomms = 16;
+        mpii_ncomms = 16;
     }
     rc = comm_create(mpii_g.size, ranks, mpii_g.rank, 0, MPI_ERRORS_ARE_FATAL, &c);
     free(ranks);
     if (rc != MPI_SUCCESS)
         return rc;
-    comms[c->handle] = NULL;
+    mpii_comms[c->handle] = NULL;
     c->handle = MPI_COMM_WORLD;
-    comms[MPI_COMM_WORLD] = c;
+    mpii_comms[MPI_COMM_WORLD] = c;
     strcpy(c->name, "MPI_COMM_WORLD");
     rc = comm_create(1, &mpii_g.rank, 0, 2, MPI_ERRORS_ARE_FATAL, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    comms[c->handle] = NULL;
+    mpii_comms[c->handle] = NULL;
     c->handle = MPI_COMM_SELF;
-    comms[MPI_COMM_SELF] = c;
+    mpii_comms[MPI_COMM_SELF] = c;
     strcpy(c->name, "MPI_COMM_SELF");
     /* the sessions' hidden communicator of all processes (mpi/session.c):
      * context 4 at every process, so no agreement is needed */
@@ -176,12 +162,12 @@ MPI_Comm mpii_session_world(void)
 void mpii_comm_finalize(void)
 {
     int i;
-    for (i = 0; i < ncomms; i++)
-        if (comms[i] && !comms[i]->hidden) /* (hidden ones go with theirs) */
-            comm_destroy(comms[i]);
-    free(comms);
-    comms = NULL;
-    ncomms = 0;
+    for (i = 0; i < mpii_ncomms; i++)
+        if (mpii_comms[i] && !mpii_comms[i]->hidden) /* (hidden ones go with theirs) */
+            comm_destroy(mpii_comms[i]);
+    free(mpii_comms);
+    mpii_comms = NULL;
+    mpii_ncomms = 0;
 }
 
 /* ids claimed by agreements in progress at this rank (at most one per

@@ -53,6 +53,24 @@ typedef struct mpii_global {
 
 extern mpii_global_t mpii_g;
 
+/* MPI_Init was called, MPI_Finalize not yet (mpii_is_initialized, inline
+ * for the calls on every message's path) */
+static inline int mpii_running(void)
+{
+    return mpii_g.initialized && !mpii_g.finalized;
+}
+
+/* The communicator table (mpi/comm.c); mpii_comm_get, inline. */
+extern mpii_comm_t **mpii_comms;
+extern int mpii_ncomms;
+
+static inline mpii_comm_t *mpii_comm_lookup(MPI_Comm comm)
+{
+    if (comm <= 0 || comm >= mpii_ncomms || !mpii_comms[comm] || !mpii_comms[comm]->in_use)
+        return NULL;
+    return mpii_comms[comm];
+}
+
 #include "util/config.h"
 extern const ut_cfg_table_t mpii_cfg_table;
 
@@ -117,13 +135,26 @@ int mpii_comm_world_init(void);
 /* mbshm, MBMPI_SHM_CMA=auto: rings or single copies, timed (mpi/shm_tune.c); collective */
 int mpii_shm_tune(void);
 void mpii_comm_finalize(void);
-proto_comm_t *mpii_comm_proto(mpii_comm_t *c, int coll);
 /* coll: 0 point-to-point, 1 (or any other nonzero) collectives,
  * MPII_CTX_PART partitioned communication, whose contexts have the top
  * bit set (mpi/p2p.c; mpii_comm_proto only) */
 #define MPII_CTX_PART 2
 #define MPII_CTX_PART_BIT 0x80000000u
-uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll);
+
+/* What c->proto points to (mpi/comm.c). */
+typedef struct mpii_comm_proto {
+    proto_comm_t pc[3]; /* [0] point-to-point, [1] collectives, [2] partitioned */
+} mpii_comm_proto_t;
+
+static inline proto_comm_t *mpii_comm_proto(mpii_comm_t *c, int coll)
+{
+    return &((mpii_comm_proto_t *)c->proto)->pc[coll == MPII_CTX_PART ? 2 : coll ? 1 : 0];
+}
+
+static inline uint32_t mpii_comm_ctx(mpii_comm_t *c, int coll)
+{
+    return c->ctx + (coll ? 1u : 0u);
+}
 
 void mpii_requests_finalize(void);
 

@@ -422,6 +422,12 @@ int mpii_datatype_check(MPI_Datatype dt)
     return t && t->pub.committed ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
+mpii_datatype_t *mpii_datatype_committed(MPI_Datatype dt)
+{
+    dt_obj_t *t = lookup(dt);
+    return t && t->pub.committed ? &t->pub : NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* pack / unpack                                                       */
 

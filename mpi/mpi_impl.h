@@ -51,6 +51,8 @@ void mpii_datatype_finalize(void);
 mpii_datatype_t *mpii_datatype_get(MPI_Datatype dt);
 /* MPI_SUCCESS, or MPI_ERR_TYPE when the handle is invalid or not committed. */
 int mpii_datatype_check(MPI_Datatype dt);
+/* both in one lookup: the committed datatype behind dt, or NULL */
+mpii_datatype_t *mpii_datatype_committed(MPI_Datatype dt);
 /* A pending operation keeps a derived type's handle bound (and working)
  * after MPI_Type_free, until unhold (MPI 3.1 4.1.9). hold returns 1 when it
  * took a hold (a valid derived type), else 0 (nothing to undo). */

@@ -28,43 +28,58 @@ static int nfreed;
 
 /* ------------------------------------------------------------ requests */
 
-mpii_request_t *mpii_request_get(MPI_Request h)
+/* What every message's path calls: inlined into it (a call with ten
+ * arguments costs more than the little most of these do). */
+#define P2P_HOT static inline __attribute__((always_inline))
+
+P2P_HOT mpii_request_t *req_get(MPI_Request h)
 {
     if (h <= 0 || h >= nreqtab || !reqtab[h] || reqtab[h]->handle != h)
         return NULL;
     return reqtab[h];
 }
 
+mpii_request_t *mpii_request_get(MPI_Request h)
+{
+    return req_get(h);
+}
+
 /* The request behind h if it is active; an inactive persistent request
  * counts as MPI_REQUEST_NULL for the completion calls. */
-static mpii_request_t *req_active(MPI_Request h)
+P2P_HOT mpii_request_t *req_active(MPI_Request h)
 {
-    mpii_request_t *r = mpii_request_get(h);
+    mpii_request_t *r = req_get(h);
     return r && r->active ? r : NULL;
 }
 
-static mpii_request_t *req_new(void)
+/* Double the handle table (no free handle left). 0 or -1 (out of memory). */
+static __attribute__((noinline)) int req_grow(void)
+{
+    int nn = nreqtab ? nreqtab * 2 : 256, i;
+    mpii_request_t **t = realloc(reqtab, (size_t)nn * sizeof(*t));
+    int *f;
+    if (!t)
+        return -1;
+    reqtab = t;
+    f = realloc(req_free, (size_t)nn * sizeof(*f));
+    if (!f)
+        return -1;
+    req_free = f;
+    for (i = nreqtab; i < nn; i++)
+        reqtab[i] = NULL;
+    for (i = nn - 1; i >= (nreqtab ? nreqtab : 1); i--)
+        req_free[nreq_free++] = i;
+    nreqtab = nn;
+    return 0;
+}
+
+P2P_HOT mpii_request_t *req_new(void)
 {
     mpii_request_t *r;
     int h;
 
-    if (!nreq_free) {
-        int nn = nreqtab ? nreqtab * 2 : 256, i;
-        mpii_request_t **t = realloc(reqtab, (size_t)nn * sizeof(*t));
-        int *f;
-        if (!t)
-            return NULL;
-        reqtab = t;
-        f = realloc(req_free, (size_t)nn * sizeof(*f));
-        if (!f)
-            return NULL;
-        req_free = f;
-        for (i = nreqtab; i < nn; i++)
-            reqtab[i] = NULL;
-        for (i = nn - 1; i >= (nreqtab ? nreqtab : 1); i--)
-            req_free[nreq_free++] = i;
-        nreqtab = nn;
-    }
+    if (!nreq_free && req_grow() != 0)
+        return NULL;
     h = req_free[nreq_free - 1];
     if (!reqtab[h]) {
         reqtab[h] = calloc(1, sizeof(mpii_request_t));
@@ -87,7 +102,7 @@ static mpii_request_t *req_new(void)
 
 /* r uses c until it is released: MPI_Comm_free of c meanwhile waits
  * (mpi/comm.c). */
-static void req_hold_comm(mpii_request_t *r, mpii_comm_t *c)
+P2P_HOT void req_hold_comm(mpii_request_t *r, mpii_comm_t *c)
 {
     if (r->handle <= 0 || r->ref_comm == c)
         return; /* a blocking call's request on its stack, or held already */
@@ -103,11 +118,13 @@ void mpii_req_hold_comm(mpii_request_t *r, mpii_comm_t *c)
     req_hold_comm(r, c);
 }
 
-static void req_release(mpii_request_t *r)
+P2P_HOT void req_release(mpii_request_t *r)
 {
     int h = r->handle;
-    free(r->tmp);
-    r->tmp = NULL;
+    if (r->tmp) {
+        free(r->tmp);
+        r->tmp = NULL;
+    }
     if (r->p_dtcopy) { /* persistent requests only: no call on the common path */
         free(r->p_dtcopy);
         r->p_dtcopy = NULL;
@@ -264,7 +281,7 @@ void mpii_progress_wait(volatile int *done)
 
 /* -------------------------------------------------------- validation */
 
-static int check_buf(mpii_comm_t *c, const char *fn, const void *buf, int count, mpii_datatype_t *dt)
+P2P_HOT int check_buf(mpii_comm_t *c, const char *fn, const void *buf, int count, mpii_datatype_t *dt)
 {
     if (!buf && count > 0 && dt->size > 0 && dt->true_lb == 0)
         return mpii_err(c, MPI_ERR_BUFFER, fn, "buffer is NULL with count %d", count);
@@ -273,8 +290,8 @@ static int check_buf(mpii_comm_t *c, const char *fn, const void *buf, int count,
 
 /* Validate (comm, count, datatype, peer rank, tag). `recv` allows the
  * wildcards. Returns MPI_SUCCESS or the handler's result. */
-static int check_args(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const void *buf, int count,
-                      MPI_Datatype datatype, mpii_datatype_t **dt_p, int rank, int tag, int recv)
+P2P_HOT int check_args(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const void *buf, int count,
+                       MPI_Datatype datatype, mpii_datatype_t **dt_p, int rank, int tag, int recv)
 {
     mpii_comm_t *c;
     mpii_datatype_t *dt;
@@ -283,15 +300,16 @@ static int check_args(const char *fn, MPI_Comm comm, mpii_comm_t **c_p, const vo
      * -O3 cannot always tell (maybe-uninitialized under -Werror) */
     *c_p = NULL;
     *dt_p = NULL;
-    MPII_CHECK_INIT(fn);
-    c = mpii_comm_get(comm);
+    if (!mpii_running())
+        return mpii_err(NULL, MPI_ERR_OTHER, fn, "called before MPI_Init or after MPI_Finalize");
+    c = mpii_comm_lookup(comm);
     if (!c)
         return mpii_err(NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
     if (count < 0)
         return mpii_err(c, MPI_ERR_COUNT, fn, "negative count %d", count);
-    if (mpii_datatype_check(datatype) != MPI_SUCCESS)
+    dt = mpii_datatype_committed(datatype);
+    if (!dt)
         return mpii_err(c, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype %d", datatype);
-    dt = mpii_datatype_get(datatype);
     if (!(rank == MPI_PROC_NULL || (rank >= 0 && rank < c->peer_size) || (recv && rank == MPI_ANY_SOURCE)))
         return mpii_err(c, MPI_ERR_RANK, fn, "invalid rank %d (communicator has %d ranks%s)", rank,
                         c->peer_size, c->is_inter ? " in its remote group" : "");
@@ -322,8 +340,8 @@ static void req_null_complete(mpii_request_t *r, mpii_comm_t *c, int kind)
 
 /* hint: what the data is for, given to the transport with every write of
  * it (tl_shm_hint_t; TL_HINT_NONE for the user's sends) */
-static int send_start(mpii_request_t *r, const void *buf, int count, mpii_datatype_t *dt, int dest, int tag,
-                      mpii_comm_t *c, int coll, int sync, tl_shm_hint_t hint)
+P2P_HOT int send_start(mpii_request_t *r, const void *buf, int count, mpii_datatype_t *dt, int dest, int tag,
+                       mpii_comm_t *c, int coll, int sync, tl_shm_hint_t hint)
 {
     size_t len = (size_t)count * dt->size;
     const char *p;
@@ -368,8 +386,8 @@ static void dt_snapshot(mpii_datatype_t *to, mpii_dtblock_t *blocks, const mpii_
     memcpy(blocks, dt->blocks, dt->nblocks * sizeof(mpii_dtblock_t));
 }
 
-static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
-                          mpii_comm_t *c, int coll, proto_msg_t *msg, int no_req);
+P2P_HOT int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
+                           mpii_comm_t *c, int coll, proto_msg_t *msg, int no_req);
 
 static int recv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
                       mpii_comm_t *c, int coll)
@@ -407,8 +425,8 @@ int mpii_mrecv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *d
 
 /* Start a receive; with msg (MPI_Mrecv) the message is the one mprobed,
  * and src / tag are not used. */
-static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
-                          mpii_comm_t *c, int coll, proto_msg_t *msg, int no_req)
+P2P_HOT int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
+                           mpii_comm_t *c, int coll, proto_msg_t *msg, int no_req)
 {
     size_t len = (size_t)count * dt->size;
     char *p;
@@ -451,7 +469,7 @@ static int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype
     return rc == UT_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
-static void status_empty(MPI_Status *st)
+P2P_HOT void status_empty(MPI_Status *st)
 {
     if (!st)
         return;
@@ -464,7 +482,7 @@ static void status_empty(MPI_Status *st)
 
 /* The request is done: unpack, fill the status, give back the MPI error
  * class of the operation (not passed to a handler here). */
-static int req_finish(mpii_request_t *r, MPI_Status *st)
+P2P_HOT int req_finish(mpii_request_t *r, MPI_Status *st)
 {
     proto_req_t *pr = &r->pr;
     size_t got;
@@ -514,8 +532,10 @@ static int req_finish(mpii_request_t *r, MPI_Status *st)
         if (r->kind == MPII_REQ_SEND && pr->st_err != UT_OK)
             err = MPI_ERR_OTHER;
     }
-    free(r->tmp);
-    r->tmp = NULL;
+    if (r->tmp) {
+        free(r->tmp);
+        r->tmp = NULL;
+    }
     return err;
 }
 
@@ -595,8 +615,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 
 /* -------------------------------------------------------- non-blocking */
 
-static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                        MPI_Comm comm, MPI_Request *request, int sync)
+P2P_HOT int isend_common(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request, int sync)
 {
     mpii_request_t *r;
     mpii_comm_t *c;
@@ -766,7 +786,7 @@ static int req_lookup(const char *fn, MPI_Request *h, mpii_request_t **r_p)
 }
 
 /* Finish a done request and free its handle. */
-static int req_complete(mpii_request_t *r, MPI_Request *h, MPI_Status *st)
+P2P_HOT int req_complete(mpii_request_t *r, MPI_Request *h, MPI_Status *st)
 {
     int err = req_finish(r, st);
     if (r->persistent) {
@@ -838,7 +858,7 @@ static int check_req_array(const char *fn, int count, MPI_Request reqs[])
     if (count > 0 && !reqs)
         return mpii_err(NULL, MPI_ERR_ARG, fn, "request array is NULL");
     for (i = 0; i < count; i++)
-        if (reqs[i] != MPI_REQUEST_NULL && !mpii_request_get(reqs[i]))
+        if (reqs[i] != MPI_REQUEST_NULL && !req_get(reqs[i]))
             return mpii_err(NULL, MPI_ERR_REQUEST, fn, "invalid request %d at index %d", reqs[i], i);
     return MPI_SUCCESS;
 }
@@ -883,7 +903,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     sweep_freed();
     for (i = 0; i < count; i++) {
         mpii_request_t *r = req_active(array_of_requests[i]);
-        if (r)
+        if (r && !r->pr.done)
             mpii_progress_wait(&r->pr.done);
     }
     return complete_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
@@ -1821,6 +1841,7 @@ static int sendrecv_exchange(const void *sbuf, int scount, mpii_datatype_t *sdt,
 
     rs.handle = rr.handle = 0;
     rs.tmp = rr.tmp = NULL;
+    rs.p_ctx = rr.p_ctx = 0; /* (read for partitioned contexts only: gcc -O3 cannot tell) */
     *which = 0;
     rc = recv_start_xchg(&rr, rbuf, rcount, rdt, src, rtag, comm, coll);
     if (rc != MPI_SUCCESS)
