@@ -298,6 +298,8 @@ struct proto {
 };
 
 static void proto_h_eager(void *arg, int src, const void *msg, size_t len);
+/* What every FIFO message's path calls: inlined into it. */
+#define PROTO_HOT static inline __attribute__((always_inline))
 static void proto_h_rts(void *arg, int src, const void *msg, size_t len);
 static void proto_h_req(void *arg, int src, const void *msg, size_t len);
 static void proto_h_cts(void *arg, int src, const void *msg, size_t len);
@@ -572,9 +574,11 @@ static void proto_unexpose(proto_t *p, proto_req_t *r)
 
 /* ------------------------------------------------------- completion */
 
-static void proto_recv_complete(proto_t *p, proto_req_t *r)
+PROTO_HOT void proto_recv_complete(proto_t *p, proto_req_t *r)
 {
-    proto_unexpose(p, r);
+    if (r->region.mr || r->slot >= 0)
+        proto_unexpose(p, r);
+    r->slot = -1;
     if (!r->cancelled && r->st_len > r->len)
         r->st_err = UT_ERR_TRUNCATED;
     r->state = P_DONE;
@@ -583,7 +587,8 @@ static void proto_recv_complete(proto_t *p, proto_req_t *r)
 
 static void proto_send_complete(proto_t *p, proto_req_t *r, int status)
 {
-    mbcf_revoke(p->m, &r->region); /* an RTS_READ's payload, if still exposed */
+    if (r->region.mr)
+        mbcf_revoke(p->m, &r->region); /* an RTS_READ's payload, if still exposed */
     if (r->sreq_id != UINT64_MAX) {
         slot_free(p->sslots, p->free_sslots, &p->nfree_sslots, (int)(uint32_t)r->sreq_id);
         r->sreq_id = UINT64_MAX;
@@ -609,7 +614,7 @@ static void proto_send_op_cb(mbcf_op_t *op, int status)
 
 /* ---------------------------------------------------------- matching */
 
-static int tag_match(int want, int have)
+PROTO_HOT int tag_match(int want, int have)
 {
     return want == have || (want == PROTO_ANY && have >= 0);
 }
@@ -617,7 +622,7 @@ static int tag_match(int want, int have)
 /* A named-source receive takes only messages from its peer (world rank): a
  * FIFO message from another rank claiming that source must not complete it
  * (it may have a REQ out to the real peer). */
-static proto_req_t *match_posted(proto_t *p, int peer, uint32_t ctx, int src, int tag)
+PROTO_HOT proto_req_t *match_posted(proto_t *p, int peer, uint32_t ctx, int src, int tag)
 {
     ut_list_t *e, *tmp;
 
@@ -630,7 +635,7 @@ static proto_req_t *match_posted(proto_t *p, int peer, uint32_t ctx, int src, in
     return NULL;
 }
 
-static void posted_remove(proto_t *p, proto_req_t *r)
+PROTO_HOT void posted_remove(proto_t *p, proto_req_t *r)
 {
     ut_list_del(&r->link);
     if (r->req_able) {
@@ -643,7 +648,8 @@ static void posted_remove(proto_t *p, proto_req_t *r)
 }
 
 /* Copy a matched eager payload into the receive and complete it. */
-static void deliver_eager(proto_t *p, proto_req_t *r, int peer, int src, int tag, const char *data, size_t len)
+PROTO_HOT void deliver_eager(proto_t *p, proto_req_t *r, int peer, int src, int tag, const char *data,
+                             size_t len)
 {
     size_t n = len < r->len ? len : r->len;
     if (n)
@@ -1016,7 +1022,7 @@ static void proto_advance(proto_t *p, int peer)
 }
 
 /* A FIFO message (EAGER or RTS) from peer with seq q, validated. */
-static void fifo_msg_arrived(proto_t *p, int peer, int type, const char *msg, size_t len, uint32_t q)
+PROTO_HOT void fifo_msg_arrived(proto_t *p, int peer, int type, const char *msg, size_t len, uint32_t q)
 {
     proto_peer_t *pp = &p->peers[peer];
     proto_held_t *h;
@@ -1024,11 +1030,14 @@ static void fifo_msg_arrived(proto_t *p, int peer, int type, const char *msg, si
 
     if (pp->req_skip)
         pp->req_skip--;
-    kill_reqs_from(p, peer, q);
+    if (!ut_list_empty(&pp->reqs_out))
+        kill_reqs_from(p, peer, q);
     if (q == pp->rx_next) {
         pp->rx_next++;
         process_fifo_msg(p, peer, type, msg, len);
-        proto_advance(p, peer);
+        /* (what proto_advance would find to do, tested here first) */
+        if (!ut_list_empty(&pp->reqs_out) || !ut_list_empty(&pp->hold) || p->nposted_req)
+            proto_advance(p, peer);
         return;
     }
     if ((int32_t)(q - pp->rx_next) < 0) {
