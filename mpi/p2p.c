@@ -389,8 +389,8 @@ static void dt_snapshot(mpii_datatype_t *to, mpii_dtblock_t *blocks, const mpii_
 P2P_HOT int recv_start_msg(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
                            mpii_comm_t *c, int coll, proto_msg_t *msg, int no_req);
 
-static int recv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
-                      mpii_comm_t *c, int coll)
+P2P_HOT int recv_start(mpii_request_t *r, void *buf, int count, mpii_datatype_t *dt, int src, int tag,
+                       mpii_comm_t *c, int coll)
 {
     return recv_start_msg(r, buf, count, dt, src, tag, c, coll, NULL, 0);
 }

@@ -71,6 +71,7 @@
  */
 #include "proto/proto.h"
 
+#include "util/copy.h"
 #include "util/log.h"
 #include "util/status.h"
 
@@ -651,9 +652,7 @@ PROTO_HOT void posted_remove(proto_t *p, proto_req_t *r)
 PROTO_HOT void deliver_eager(proto_t *p, proto_req_t *r, int peer, int src, int tag, const char *data,
                              size_t len)
 {
-    size_t n = len < r->len ? len : r->len;
-    if (n)
-        memcpy(r->buf, data, n);
+    ut_copy(r->buf, data, len < r->len ? len : r->len);
     r->st_src = src;
     r->st_peer = peer;
     r->st_tag = tag;
@@ -1601,8 +1600,8 @@ int proto_isend(proto_t *p, proto_req_t *r, const void *buf, size_t len, int pee
     }
 }
 
-static void recv_init(proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
-                      proto_comm_t *pc)
+PROTO_HOT void recv_init(proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx, int tag,
+                         proto_comm_t *pc)
 {
     r->kind = PROTO_REQ_RECV;
     r->done = 0;
@@ -1668,14 +1667,14 @@ void proto_reset_req_adapt(proto_t *p)
     }
 }
 
-static int irecv_start(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx,
-                       int tag, proto_comm_t *pc, int no_req)
+PROTO_HOT int irecv_start(proto_t *p, proto_req_t *r, void *buf, size_t len, int peer, int src, uint32_t ctx,
+                          int tag, proto_comm_t *pc, int no_req)
 {
     proto_unexp_t *u;
 
     recv_init(r, buf, len, peer, src, ctx, tag, pc);
     r->no_req = no_req;
-    u = unexp_find(p, peer, src, ctx, tag);
+    u = ut_list_empty(&p->unexp) ? NULL : unexp_find(p, peer, src, ctx, tag);
     if (u) {
         ut_list_del(&u->link);
         unexp_consume(p, r, u);
@@ -1688,7 +1687,7 @@ static int irecv_start(proto_t *p, proto_req_t *r, void *buf, size_t len, int pe
     pc->nreq_able += r->req_able;
     if (src == PROTO_ANY)
         pc->any_pending++;
-    else if (peer != p->prm.rank)
+    else if (peer != p->prm.rank && p->nposted_req) /* (proto_req_scan's first test) */
         proto_req_scan(p, peer);
     return UT_OK;
 }

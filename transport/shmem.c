@@ -86,6 +86,7 @@
  * the next message's ring lines (shm_send_ahead).
  */
 #include "transport/transport.h"
+#include "util/copy.h"
 #include "util/log.h"
 #include "util/status.h"
 
@@ -485,41 +486,6 @@ static inline void shm_publish(shm_peer_t *p, shm_hdr_t *h, uint64_t pos, size_t
     p->tx_tail = pos + total;
 }
 
-/* memcpy for the pieces of a small message (headers of 16 bytes, payloads
- * of a few): fixed-size moves, overlapping, instead of a call each. */
-static inline void shm_copy(char *d, const char *s, size_t n)
-{
-    uint64_t a, b, c, e;
-
-    if (n > 32) {
-        memcpy(d, s, n);
-    } else if (n >= 16) {
-        memcpy(&a, s, 8);
-        memcpy(&b, s + 8, 8);
-        memcpy(&c, s + n - 16, 8);
-        memcpy(&e, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + 8, &b, 8);
-        memcpy(d + n - 16, &c, 8);
-        memcpy(d + n - 8, &e, 8);
-    } else if (n >= 8) {
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t x, y;
-        memcpy(&x, s, 4);
-        memcpy(&y, s + n - 4, 4);
-        memcpy(d, &x, 4);
-        memcpy(d + n - 4, &y, 4);
-    } else if (n) {
-        d[0] = s[0];
-        d[n / 2] = s[n / 2];
-        d[n - 1] = s[n - 1];
-    }
-}
-
 static int shm_send(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, void *op_ctx)
 {
     tl_shmem_t *t = (tl_shmem_t *)tl;
@@ -549,7 +515,7 @@ static int shm_send(tl_t *tl, int peer, const struct iovec *iov, int iovcnt, voi
     h->flags = 0;
     d = (char *)h + SHM_HDR;
     for (i = 0; i < iovcnt; i++) {
-        shm_copy(d, iov[i].iov_base, iov[i].iov_len);
+        ut_copy(d, iov[i].iov_base, iov[i].iov_len);
         d += iov[i].iov_len;
     }
     shm_publish(p, h, pos, total);
