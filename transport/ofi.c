@@ -38,6 +38,7 @@
 
 #define OFI_CQ_BATCH 16
 #define OFI_INJECT_STACK 4096
+#define OFI_RXM_RING_BUFFER ((size_t)2048) /* FI_OFI_RXM_BUFFER_SIZE with RMA rings (ofi_open) */
 #define OFI_BOUNCE_SLOTS 64
 #define OFI_BOUNCE_LEN 16512 /* a record of 16 KiB of payload and its headers */
 #define OFI_RING_AUTO_MAX 64 /* ranks up to which FIFO mode auto takes the RMA rings over tcp;ofi_rxm */
@@ -569,12 +570,20 @@ static int ofi_open(const tl_params_t *params, const tl_callbacks_t *cb, tl_t **
      * against 13 us for 16000 bytes, and 13 us once the buffers held the
      * largest FIFO message. Raised to that size (min_fifo_free) unless the
      * user set it; 64 KiB buffers would cost about 200 MB per rank. With
-     * RMA rings only the hellos are rxm messages. */
-    if (min_free > 16384 && !getenv("FI_OFI_RXM_BUFFER_SIZE") &&
-        !tl_ofi_rings_expected(params->provider, params->fifo_mode, params->size)) {
+     * RMA rings only the hellos (40 bytes) are rxm messages, and rxm's
+     * pools of 16 KiB buffers were 4 x 17 MB per rank that fi_enable
+     * allocated and touched: 0.17 s of a 0.52 s `mpirun -n 2 --provider
+     * tcp` of an empty program (2 KiB: 0.35 s; the same rtt and bw figures
+     * from 8 B to 1 MiB, 2026-12-07). Lowered then, unless the user set it
+     * (a FIFO message sent before its ring is up, or without rings after
+     * all, goes through rxm's rendezvous above 2 KiB: slower, not wrong). */
+    if (!getenv("FI_OFI_RXM_BUFFER_SIZE")) {
         char v[32];
-        snprintf(v, sizeof(v), "%zu", min_free);
-        setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);
+        int rings = tl_ofi_rings_expected(params->provider, params->fifo_mode, params->size);
+
+        snprintf(v, sizeof(v), "%zu", rings ? OFI_RXM_RING_BUFFER : min_free);
+        if (rings || min_free > 16384)
+            setenv("FI_OFI_RXM_BUFFER_SIZE", v, 0);
     }
     {
         const char *prov = ofi_provider_name(params->provider);

@@ -7,9 +7,12 @@
  * limit plus 64 header bytes when MBMPI_PROVIDER is tcp or names ofi_rxm
  * and the FIFO is rxm's (MBMPI_FIFO_MODE multi or single). With the RMA
  * rings (the default there) rxm carries no FIFO message but the start-up
- * hellos, so mbmpi leaves the variable alone, and the eager limit's
- * default is 64 KiB. Also sends one message of exactly the eager limit
- * and checks it. Exit status 0 when all holds.
+ * hellos, so mbmpi lowers the variable to 2048 (rxm's default pools of
+ * 16 KiB buffers were 4 x 17 MB per rank, allocated and touched at
+ * MPI_Init), and the eager limit's default is 64 KiB. A value the user
+ * set (RXM_BUFFER_USER names it here) is kept in both cases. Also sends
+ * one message of exactly the eager limit and checks it. Exit status 0
+ * when all holds.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -18,7 +21,7 @@
 
 int main(int argc, char **argv)
 {
-    const char *prov, *buf, *lim, *mode;
+    const char *prov, *buf, *lim, *mode, *user;
     long limit, need;
     int rank, size, failed = 0, rings, rxm;
     char *m;
@@ -34,11 +37,18 @@ int main(int argc, char **argv)
     limit = lim ? atol(lim) : rxm && rings && size > 1 ? 65536 : 16384;
     need = limit + 64;
     buf = getenv("FI_OFI_RXM_BUFFER_SIZE");
-    if (rxm && rings && size > 1 && buf) {
-        fprintf(stderr, "FAIL rxm_buffer: FI_OFI_RXM_BUFFER_SIZE set (%s) with the RMA rings\n", buf);
+    user = getenv("RXM_BUFFER_USER");
+    if (user && (!buf || strcmp(buf, user))) {
+        fprintf(stderr, "FAIL rxm_buffer: FI_OFI_RXM_BUFFER_SIZE is %s, the user set %s\n",
+                buf ? buf : "unset", user);
         failed = 1;
     }
-    if (rxm && !rings && (!buf || atol(buf) < need)) {
+    if (rxm && rings && size > 1 && !user && (!buf || strcmp(buf, "2048"))) {
+        fprintf(stderr, "FAIL rxm_buffer: FI_OFI_RXM_BUFFER_SIZE is %s with the RMA rings, want 2048\n",
+                buf ? buf : "unset");
+        failed = 1;
+    }
+    if (rxm && !rings && !user && (!buf || atol(buf) < need)) {
         fprintf(stderr, "FAIL rxm_buffer: FI_OFI_RXM_BUFFER_SIZE is %s, want at least %ld\n",
                 buf ? buf : "unset", need);
         failed = 1;
