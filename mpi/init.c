@@ -608,6 +608,13 @@ static int mpi_init_common(void)
     tl_shmem_set_read_all(mpii_g.tl, mpii_host_ranks() > mpii_host_cpus());
     if (mpii_shm_tune() != MPI_SUCCESS)
         init_fail("timing mbshm's copies", UT_ERR_IO);
+    /* No reads at all (MBMPI_SHM_CMA=0, or the timing chose the rings for
+     * one-way writes and exchanges alike): no collective message is read
+     * either, and the model must not price one as read. Left at 8 KiB, the
+     * model priced Bcasts of 8 KiB+ as reads that never happened. */
+    if (!strcmp(mpii_g.coll_read_min_str, "auto") && mpii_g.tl != NULL && mpii_g.tl->caps.read_max == 0 &&
+        mpii_g.tl->caps.read_max_xchg == 0)
+        mpii_g.coll_read_min = 0;
     mpii_coll_set_fanout_reads(tl_shmem_fanout_reads(mpii_g.tl));
     /* with more ranks than CPUs mbshm's rendezvous sends are read whole by
      * their receivers (tl_shmem_set_read_all above) */
