@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef mpii_comm_proto_t comm_proto_t;
-
 mpii_comm_t **mpii_comms; /* handle -> communicator (core.h) */
 int mpii_ncomms;
 static MPI_Comm session_world = MPI_COMM_NULL;
@@ -47,7 +45,7 @@ static int comm_create(int n, const int *world_ranks, int rank, uint32_t ctx, MP
                        mpii_comm_t **c_p)
 {
     mpii_comm_t *c;
-    comm_proto_t *cp;
+    mpii_comm_proto_t *cp;
     int h;
 
     for (h = 3; h < mpii_ncomms && mpii_comms[h]; h++)

@@ -331,7 +331,7 @@ static void bind_rank(void)
 
 int mpii_is_initialized(void)
 {
-    return mpii_g.initialized && !mpii_g.finalized;
+    return mpii_running();
 }
 
 static double now(void)
