@@ -1317,10 +1317,17 @@ static void verbose_line(mpii_coll_op_t op, int P, size_t bytes, const choice_t 
                 o->algos[forced_algo].name, seg, ch->t);
         return;
     }
-    if (ch->second >= 0)
-        fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: chose %s%s predicted %.2f us, runner-up %s %.2f us\n",
-                o->name, P, bytes, o->algos[ch->algo].name, seg, ch->t, o->algos[ch->second].name, ch->t2);
-    else
+    if (ch->second >= 0) {
+        const algo_info_t *a = &o->algos[ch->algo], *b = &o->algos[ch->second];
+        char why[96] = "";
+
+        /* taken over a cheaper prediction by the near-tie rule (choose) */
+        if (ch->t > ch->t2 && a->stages && b->stages)
+            snprintf(why, sizeof(why), " (within %.0f %% of it, fewer stages in a row: %d against %d)",
+                     NEAR_TIE * 100.0, a->stages(P), b->stages(P));
+        fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: chose %s%s predicted %.2f us, runner-up %s %.2f us%s\n",
+                o->name, P, bytes, a->name, seg, ch->t, b->name, ch->t2, why);
+    } else
         fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: chose %s%s predicted %.2f us (only one applies)\n",
                 o->name, P, bytes, o->algos[ch->algo].name, seg, ch->t);
 }
