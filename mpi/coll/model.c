@@ -1321,10 +1321,13 @@ static void verbose_line(mpii_coll_op_t op, int P, size_t bytes, const choice_t 
         const algo_info_t *a = &o->algos[ch->algo], *b = &o->algos[ch->second];
         char why[96] = "";
 
-        /* taken over a cheaper prediction by the near-tie rule (choose) */
-        if (ch->t > ch->t2 && a->stages && b->stages)
+        /* taken over a cheaper prediction (choose): by the near-tie rule,
+         * or as a tie within 0.1 % with the shorter critical path */
+        if (ch->t > ch->t2 && a->stages && b->stages && a->stages(P) < b->stages(P))
             snprintf(why, sizeof(why), " (within %.0f %% of it, fewer stages in a row: %d against %d)",
                      NEAR_TIE * 100.0, a->stages(P), b->stages(P));
+        else if (ch->t > ch->t2)
+            snprintf(why, sizeof(why), " (a tie within 0.1 %%: the shorter critical path)");
         fprintf(stderr, "mbmpi coll: %s P=%d m=%zu B: chose %s%s predicted %.2f us, runner-up %s %.2f us%s\n",
                 o->name, P, bytes, a->name, seg, ch->t, b->name, ch->t2, why);
     } else
