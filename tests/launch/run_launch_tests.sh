@@ -410,6 +410,32 @@ else
     notok "SIGKILL after the grace period (ranks did not start)" "$dir/err"
 fi
 
+# Two ranks end while mpirun cannot reap them (stopped): rank 2 killed
+# first, then rank 0 crashes (as a rank does when its peer's connection
+# breaks under it). waitpid(-1) returns zombies in fork order, rank 0 first;
+# mpirun must report the death that came first, the cause.
+if start_hang "the first of two deaths is reported" 4; then
+    p0=$(cat "$dir/pid.0")
+    p2=$(cat "$dir/pid.2")
+    kill -STOP "$bg_pid"
+    kill -KILL "$p2"
+    wait_for "! alive $p2" 5
+    kill -SEGV "$p0"
+    wait_for "! alive $p0" 5
+    kill -CONT "$bg_pid"
+    wait "$bg_pid"
+    rc=$?
+    bg_pid=
+    if [ "$rc" = 137 ] && grep -q "rank 2 (pid $p2) killed by signal 9 (Killed); ending the job" "$dir/err" &&
+        ! grep -q "killed by signal 11" "$dir/err" && wait_for none_alive 5; then
+        ok "the first of two deaths is reported"
+    else
+        notok "the first of two deaths is reported (exit $rc)" "$dir/err"
+    fi
+else
+    notok "the first of two deaths is reported (ranks did not start)" "$dir/err"
+fi
+
 # kill_test NAME MODE: SIGKILL mpirun, the ranks must go within 10 s
 kill_test() {
     if ! start_hang "$1" 4 "$2"; then

@@ -64,12 +64,33 @@
 
 static int sig_pipe[2] = {-1, -1};
 
-static void on_signal(int sig)
+/*
+ * The children in the order they ended, from SIGCHLD's si_pid: reap judges
+ * them in this order before the rest. The first death is usually the cause
+ * of the others (a rank crashes in libfabric when a killed peer's
+ * connection breaks under it), and waitpid(-1) returns zombies in fork
+ * order. SIGCHLDs that arrive while one is pending are merged by the
+ * kernel, keeping the first one's pid: that is the one that matters.
+ */
+#define CHLD_ORDER_MAX 4096
+static volatile pid_t chld_order[CHLD_ORDER_MAX];
+static volatile sig_atomic_t chld_n;
+static int chld_judged;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
     unsigned char c = (unsigned char)sig;
-    ssize_t rc = write(sig_pipe[1], &c, 1);
+    ssize_t rc;
 
+    (void)uc;
+    if (sig == SIGCHLD && si &&
+        (si->si_code == CLD_EXITED || si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED) &&
+        chld_n < CHLD_ORDER_MAX) {
+        chld_order[chld_n] = si->si_pid;
+        chld_n = chld_n + 1;
+    }
+    rc = write(sig_pipe[1], &c, 1);
     (void)rc; /* pipe full: a byte is already pending, which is enough to wake up */
     errno = saved;
 }
@@ -183,23 +204,33 @@ static void judge_exit(job_t *job, int r, int status)
         fail(job, 1, "rank %d exited with status 0 before MPI_Finalize; ending the job", r);
 }
 
+static void reap_one(job_t *job, pid_t pid, int status)
+{
+    int r = rank_of_pid(job, pid);
+
+    if (r < 0 || job->ranks[r].reaped)
+        return;
+    job->ranks[r].reaped = 1;
+    job->ranks[r].lost_deadline = -1;
+    job->nlive--;
+    judge_exit(job, r, status);
+    if (job->store)
+        store_rank_gone(job->store, r);
+}
+
 static void reap(job_t *job)
 {
-    for (;;) {
-        int status, r;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0)
-            return;
-        r = rank_of_pid(job, pid);
-        if (r < 0 || job->ranks[r].reaped)
-            continue;
-        job->ranks[r].reaped = 1;
-        job->ranks[r].lost_deadline = -1;
-        job->nlive--;
-        judge_exit(job, r, status);
-        if (job->store)
-            store_rank_gone(job->store, r);
+    int status;
+    pid_t pid;
+
+    /* first those whose SIGCHLD came, in that order (chld_order) */
+    while (chld_judged < chld_n) {
+        pid_t want = chld_order[chld_judged++];
+        if (want > 0 && waitpid(want, &status, WNOHANG) == want)
+            reap_one(job, want, status);
     }
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        reap_one(job, pid, status);
 }
 
 static void handle_store_events(job_t *job)
@@ -312,8 +343,8 @@ static int setup_signals(job_t *job)
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
         return 0;
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESTART;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
         if (sigs[i] != SIGHUP || !job->hup_ignored)
