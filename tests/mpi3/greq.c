@@ -8,7 +8,7 @@
  * pending one calls free_fn only once it completes ("whichever happens
  * last" of MPI_Request_free and MPI_Grequest_complete, MPI 3.1 12.2; MPICH
  * 4.0 calls it at once and fails that check); an error of query_fn comes
- * back from the completion call.
+ * back from the completion call; NULL callbacks are accepted and skipped.
  */
 #define TEST_NAME "greq"
 #include "mpi3_test.h"
@@ -109,6 +109,22 @@ int main(int argc, char **argv)
         CHECK(r[3] == MPI_REQUEST_NULL && s[3].nfree == 0, "Request_free of a pending one");
         MPI_CHECK(MPI_Grequest_complete(keep));
         CHECK(s[3].nfree == 1, "free_fn of a freed request after its completion: %d", s[3].nfree);
+    }
+
+    /* NULL callbacks: no call (Open MPI and MPICH accept them, and their
+     * tests pass a NULL cancel_fn); the status is an empty one */
+    {
+        MPI_Request nr;
+        MPI_CHECK(MPI_Grequest_start(NULL, NULL, NULL, NULL, &nr));
+        MPI_CHECK(MPI_Cancel(&nr));
+        MPI_CHECK(MPI_Grequest_complete(nr));
+        MPI_CHECK(MPI_Request_get_status(nr, &flag, &st));
+        CHECK(flag, "get_status with no query_fn");
+        st.MPI_TAG = 12345;
+        MPI_CHECK(MPI_Wait(&nr, &st));
+        MPI_CHECK(MPI_Get_count(&st, MPI_INT, &cnt));
+        CHECK(nr == MPI_REQUEST_NULL && cnt == 0 && st.MPI_TAG == MPI_ANY_TAG,
+              "Wait with no callbacks: count %d tag %d", cnt, st.MPI_TAG);
     }
     MPI_Finalize();
     if (rank == 0)
