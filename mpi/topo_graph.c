@@ -23,6 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* what MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY point to (mpi.h) */
+int mbmpi_unweighted_[1];
+int mbmpi_weights_empty_[1];
+
 static int *dup_ints(const int *src, int n)
 {
     int *d = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));

@@ -69,8 +69,15 @@ typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *errcode, ...);
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)
-#define MPI_UNWEIGHTED ((int *)2)
-#define MPI_WEIGHTS_EMPTY ((int *)3)
+/* Addresses of the library's own (MPI_F_STATUS_IGNORE's way): with a
+ * constant such as (int *)2, gcc -O2 warned at every call passing one for
+ * an int array ("reading 4 bytes from a region of size 0"), and -Werror
+ * made that an error; the address of an array of unknown size is not
+ * sized, and is still a constant for static initializers. */
+extern int mbmpi_unweighted_[];
+extern int mbmpi_weights_empty_[];
+#define MPI_UNWEIGHTED ((int *)mbmpi_unweighted_)
+#define MPI_WEIGHTS_EMPTY ((int *)mbmpi_weights_empty_)
 
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 256
