@@ -26,20 +26,26 @@ typedef struct dims_search {
     int *cur;          /* current choice, non-increasing */
     int *best;
     int have_best;
-    int best_spread;   /* best[0] - best[k-1] */
-    long long best_sq; /* sum of squares of best: tie-break towards the more balanced */
+    int best_spread; /* best[0] - best[k-1] */
 } dims_search_t;
 
 static void dims_consider(dims_search_t *s)
 {
-    int spread = s->cur[0] - s->cur[s->k - 1];
-    long long sq = 0;
-    for (int i = 0; i < s->k; i++)
-        sq += (long long)s->cur[i] * s->cur[i];
-    if (!s->have_best || spread < s->best_spread || (spread == s->best_spread && sq < s->best_sq)) {
+    int spread = s->cur[0] - s->cur[s->k - 1], later = 0;
+    if (s->have_best && spread == s->best_spread) {
+        /* a tie: the larger factors at the small end, compared from the smallest up
+         * (10 x 6 x 6 before 9 x 8 x 5, 5 x 2 x 2 x 1 before 5 x 4 x 1 x 1), as MPICH
+         * and Open MPI choose */
+        for (int i = s->k - 1; i >= 0 && !later; i--) {
+            if (s->cur[i] != s->best[i]) {
+                later = s->cur[i] > s->best[i] ? 1 : -1;
+                break;
+            }
+        }
+    }
+    if (!s->have_best || spread < s->best_spread || later > 0) {
         memcpy(s->best, s->cur, (size_t)s->k * sizeof *s->best);
         s->best_spread = spread;
-        s->best_sq = sq;
         s->have_best = 1;
     }
 }

@@ -89,6 +89,16 @@ static void test_dims_more(void **state)
     expect_dims(got, 2, (int[]){15, 14});
     DIMS(1000, 3, 0, 0, 0);
     expect_dims(got, 3, (int[]){10, 10, 10});
+    /* equally balanced choices (spread 4): MPICH and Open MPI take the one with
+     * the larger factors at the small end */
+    DIMS(360, 3, 0, 0, 0);
+    expect_dims(got, 3, (int[]){10, 6, 6});
+    DIMS(20, 4, 0, 0, 0, 0);
+    expect_dims(got, 4, (int[]){5, 2, 2, 1});
+    DIMS(2160, 4, 0, 0, 0, 0);
+    expect_dims(got, 4, (int[]){10, 6, 6, 6});
+    DIMS(2880, 4, 0, 0, 0, 0);
+    expect_dims(got, 4, (int[]){10, 8, 6, 6});
     DIMS(1, 3, 0, 0, 0);
     expect_dims(got, 3, (int[]){1, 1, 1});
     DIMS(5, 1, 0);
