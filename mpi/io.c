@@ -3,11 +3,17 @@
  *
  * Every rank opens the file itself (pread / pwrite at explicit offsets, so
  * the ranks share no file position in the kernel). A view (displacement,
- * etype, filetype; "native" only) maps the data of an access to file bytes
- * through the filetype's flattened type map, tiled every extent from the
- * displacement; runs that touch in the file become one system call. The
- * memory side is packed into (or unpacked from) a contiguous buffer when
- * the memory type is not contiguous.
+ * etype, filetype) maps the data of an access to file bytes through the
+ * filetype's flattened type map, tiled every extent from the displacement;
+ * runs that touch in the file become one system call. The memory side is
+ * packed into (or unpacked from) a contiguous buffer when the memory type
+ * is not contiguous. Data representations: "native", "internal" (the same
+ * here: one kind of host), "external32" (13.5.2: every value big-endian,
+ * IEEE; the data is packed and converted on its way, for views whose basic
+ * types keep their size in external32, so the file layout is the native
+ * one: all but MPI_LONG, MPI_UNSIGNED_LONG, MPI_WCHAR and MPI_LONG_INT,
+ * which are 4, 4, 2 and 8 bytes there) and registered ones that convert
+ * nothing.
  *
  * Collective calls (_all, _ordered, split begin/end) do each rank's part
  * independently: on one POSIX file system that is already what the
@@ -47,6 +53,7 @@ typedef struct file {
     MPI_Datatype etype, ftype;
     size_t esize;
     char rep[MPI_MAX_DATAREP_STRING]; /* its data representation */
+    int ext32;                        /* it is "external32" */
     MPI_Offset fp; /* individual file pointer, in etypes */
     /* shared file pointer: one MPI_Offset at rank 0 */
     MPI_Win shwin;
@@ -492,12 +499,15 @@ int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_
                             dtype_file_extent_fn, extra_state);
 }
 
-/* A representation the view can use: "native", or a registered one that
+/* A representation the view can use: "native", "internal", "external32"
+ * with types whose values keep their size there, or a registered one that
  * converts nothing and gives the two types their native extents. */
 static int datarep_usable(const char *datarep, MPI_Datatype etype, MPI_Datatype filetype)
 {
-    if (!strcmp(datarep, "native") || !strcmp(datarep, "NATIVE"))
+    if (!strcmp(datarep, "native") || !strcmp(datarep, "NATIVE") || !strcmp(datarep, "internal"))
         return 1;
+    if (!strcmp(datarep, "external32"))
+        return mpii_ext32_same_size(etype) && mpii_ext32_same_size(filetype);
     for (int i = 0; i < nreps; i++)
         if (!strcmp(reps[i].name, datarep)) {
             MPI_Aint e1 = -1, e2 = -1, lb, n1, n2;
@@ -527,7 +537,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
                     filetype);
     if (!datarep_usable(datarep, etype, filetype))
         return FERR(fh, f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
-                    "data representation \"%s\" (\"native\", or a registered one without conversions)",
+                    "data representation \"%s\" (\"native\", \"internal\", \"external32\" of types "
+                    "without MPI_LONG, MPI_UNSIGNED_LONG, MPI_WCHAR, MPI_LONG_INT, or a registered one "
+                    "without conversions)",
                     datarep);
     e = mpii_datatype_get(etype);
     t = mpii_datatype_get(filetype);
@@ -569,6 +581,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     f->ftype = filetype;
     f->esize = e->size;
     snprintf(f->rep, sizeof f->rep, "%s", datarep);
+    f->ext32 = !strcmp(datarep, "external32");
     f->fp = 0;
     /* collective: the shared pointer goes back to 0 once everyone is here */
     MPI_Barrier(f->comm);
@@ -731,7 +744,10 @@ static int do_io(MPI_File fh, file_t *f, int wr, const void *buf, int count, MPI
         return MPI_SUCCESS;
     if (!buf && dt->true_lb == 0)
         return FERR(fh, f, MPI_ERR_BUFFER, fn, "buf is NULL");
-    if (dt->contig) {
+    if (f->ext32 && !mpii_ext32_same_size(datatype))
+        return FERR(fh, f, MPI_ERR_UNSUPPORTED_DATAREP, fn,
+                    "datatype %d has values that change size in \"external32\"", datatype);
+    if (dt->contig && !f->ext32) {
         p = (char *)buf + dt->true_lb;
     } else {
         tmp = malloc(len);
@@ -739,6 +755,8 @@ static int do_io(MPI_File fh, file_t *f, int wr, const void *buf, int count, MPI
             return FERR(fh, f, MPI_ERR_NO_MEM, fn, "out of memory (%zu bytes)", len);
         if (wr)
             mpii_datatype_pack(buf, (size_t)count, dt, tmp);
+        if (wr && f->ext32)
+            mpii_ext32_convert(datatype, (size_t)count, tmp, 1);
         p = tmp;
     }
     if (f->atomic) {
@@ -754,6 +772,10 @@ static int do_io(MPI_File fh, file_t *f, int wr, const void *buf, int count, MPI
         fcntl(f->fd, F_SETLK, &lk);
     } else {
         e = view_io(f, wr, p, len, offset * (MPI_Offset)f->esize, &done);
+    }
+    if (tmp && !wr && f->ext32) {
+        memset(tmp + done, 0, len - done); /* past the end of the file */
+        mpii_ext32_convert(datatype, (size_t)count, tmp, 0);
     }
     if (tmp && !wr)
         mpii_datatype_unpack(tmp, done, (void *)buf, (size_t)count, dt);

@@ -86,6 +86,13 @@ void mpii_datatype_unpack(const void *src, size_t nbytes, void *dst, size_t coun
 typedef int (*mpii_sig_fn)(void *arg, MPI_Datatype basic, size_t n);
 int mpii_datatype_signature(MPI_Datatype dt, size_t count, mpii_sig_fn fn, void *arg);
 
+/* external32 (mpi/pack_external.c) for MPI-IO: does every basic value of dt
+ * keep its native size in external32 (so a file layout is the same in both)?
+ * And the conversion, in place, of count elements of dt packed natively
+ * (to_ext) or as external32 (back); 0, or -1 where a value changes size. */
+int mpii_ext32_same_size(MPI_Datatype dt);
+int mpii_ext32_convert(MPI_Datatype dt, size_t count, void *buf, int to_ext);
+
 /* ------------------------------------------------------------------ */
 /* reduction ops (mpi/op.c)                                            */
 

@@ -188,6 +188,56 @@ static int walk_fn(void *arg, MPI_Datatype basic, size_t n)
     return 0;
 }
 
+/* every part of basic keeps its size: 0, or -1 */
+static int same_size_fn(void *arg, MPI_Datatype basic, size_t n)
+{
+    conv_t c;
+    (void)arg;
+    (void)n;
+    if (conv_of(basic, &c))
+        return -1;
+    for (int i = 0; i < c.nparts; i++)
+        if (c.p[i].native != c.p[i].ext)
+            return -1;
+    return 0;
+}
+
+int mpii_ext32_same_size(MPI_Datatype dt)
+{
+    return mpii_datatype_signature(dt, 1, same_size_fn, NULL) == 0;
+}
+
+/* n values of basic converted where they lie (their sizes checked first) */
+static int inplace_fn(void *arg, MPI_Datatype basic, size_t n)
+{
+    walk_t *w = arg;
+    unsigned char tmp[16];
+    conv_t c;
+
+    if (same_size_fn(NULL, basic, n))
+        return -1;
+    conv_of(basic, &c);
+    for (size_t k = 0; k < n; k++)
+        for (int i = 0; i < c.nparts; i++) {
+            size_t sz = c.p[i].native;
+            memcpy(tmp, w->nat, sz);
+            if (w->to_ext)
+                conv_part(&c.p[i], tmp, w->nat, 1);
+            else
+                conv_part(&c.p[i], w->nat, tmp, 0);
+            w->nat += sz;
+        }
+    return 0;
+}
+
+int mpii_ext32_convert(MPI_Datatype dt, size_t count, void *buf, int to_ext)
+{
+    walk_t w = {0};
+    w.nat = buf;
+    w.to_ext = to_ext;
+    return mpii_datatype_signature(dt, count, inplace_fn, &w) == 0 ? 0 : -1;
+}
+
 static int check_common(const char *fn, const char *datarep, int count, MPI_Datatype dt)
 {
     if (!datarep)

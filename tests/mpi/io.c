@@ -12,14 +12,20 @@
  *    write_ordered / read_ordered in rank order;
  *  - set_size, preallocate, get_size, get_amode, get_group, get_view,
  *    get_info, atomicity, sync;
+ *  - "external32" (13.5.2): records of a padded struct written through a
+ *    packed view land big-endian, byte for byte as the standard's table
+ *    says, and read back equal, non-contiguous memory and file types, an
+ *    MPI_LONG_DOUBLE as IEEE quadruple precision; "internal";
  *  - error classes under the files' default MPI_ERRORS_RETURN (no such
  *    file, bad amode, EXCL on an existing file, read on a write-only file,
- *    external32, a registered representation that converts), MPI_Register_datarep
+ *    external32 of MPI_LONG (4 bytes there), a registered representation
+ *    that converts), MPI_Register_datarep
  *    (a duplicate name, one without conversions usable in a view; its MPI 4.0 _c form too), a user handler
  * set on MPI_FILE_NULL and on a file, and MPI_MODE_DELETE_ON_CLOSE.
  */
 #define TEST_NAME "io"
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,7 +264,7 @@ static void pointers(void)
     MPI_CHECK(MPI_File_set_atomicity(fh, 1));
     MPI_CHECK(MPI_File_get_atomicity(fh, &flag));
     CHECK(flag == 1, "atomicity %d", flag);
-    ECLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL),
+    ECLASS(MPI_File_set_view(fh, 0, MPI_LONG, MPI_LONG, "external32", MPI_INFO_NULL),
            MPI_ERR_UNSUPPORTED_DATAREP);
     /* a registered representation without conversions, native extents */
     MPI_CHECK(MPI_Register_datarep("io-test-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
@@ -296,6 +302,129 @@ static void pointers(void)
     }
     MPI_CHECK(MPI_File_close(&fh));
     free(recs);
+}
+
+/* "external32": big-endian values at the packed (file) layout */
+typedef struct rec {
+    int i;
+    double d;
+    short s;
+    float f;
+    long long ll;
+    unsigned char b[3];
+} rec_t;
+#define REC_FILE 29 /* 4 + 8 + 2 + 4 + 8 + 3 */
+#define NREC 5
+
+static void put_be(unsigned char *p, const void *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        p[k] = ((const unsigned char *)v)[n - 1 - k]; /* this host is little-endian */
+}
+
+static void external32(void)
+{
+    MPI_File fh;
+    MPI_Datatype mem, file;
+    MPI_Status st;
+    rec_t out[NREC], in[NREC];
+    unsigned char raw[NREC * REC_FILE], want[NREC * REC_FILE];
+    int bl[6] = {1, 1, 1, 1, 1, 3};
+    MPI_Aint md[6] = {offsetof(rec_t, i), offsetof(rec_t, d),  offsetof(rec_t, s),
+                      offsetof(rec_t, f), offsetof(rec_t, ll), offsetof(rec_t, b)},
+             fd[6] = {0, 4, 12, 14, 18, 26};
+    MPI_Datatype ty[6] = {MPI_INT, MPI_DOUBLE, MPI_SHORT, MPI_FLOAT, MPI_LONG_LONG, MPI_UNSIGNED_CHAR};
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset d;
+    MPI_Datatype e, t;
+
+    /* memory: the padded struct (40 bytes); file: the same values packed */
+    MPI_CHECK(MPI_Type_create_struct(6, bl, md, ty, &mem));
+    MPI_CHECK(MPI_Type_commit(&mem));
+    MPI_CHECK(MPI_Type_create_struct(6, bl, fd, ty, &e)); /* extent 32: aligned */
+    MPI_CHECK(MPI_Type_create_resized(e, 0, REC_FILE, &file));
+    MPI_CHECK(MPI_Type_free(&e));
+    MPI_CHECK(MPI_Type_commit(&file));
+    memset(out, 0xee, sizeof out); /* padding: must not reach the file */
+    for (int r = 0; r < NREC; r++) {
+        out[r].i = -1000 * rank - r;
+        out[r].d = 1.0 / 3 + rank * 100 + r;
+        out[r].s = (short)(-300 - r);
+        out[r].f = 2.5f * (float)(r + 1);
+        out[r].ll = 0x0102030405060708LL * (rank + 1) + r;
+        out[r].b[0] = (unsigned char)r;
+        out[r].b[1] = (unsigned char)rank;
+        out[r].b[2] = 0xab;
+        unsigned char *w = want + r * REC_FILE;
+        put_be(w, &out[r].i, 4);
+        put_be(w + 4, &out[r].d, 8);
+        put_be(w + 12, &out[r].s, 2);
+        put_be(w + 14, &out[r].f, 4);
+        put_be(w + 18, &out[r].ll, 8);
+        memcpy(w + 26, out[r].b, 3);
+    }
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_set_size(fh, 0));
+    MPI_CHECK(MPI_File_set_view(fh, 0, file, file, "external32", MPI_INFO_NULL));
+    MPI_CHECK(MPI_File_get_view(fh, &d, &e, &t, rep));
+    CHECK(!strcmp(rep, "external32"), "get_view's datarep \"%s\"", rep);
+    if (e != file)
+        MPI_CHECK(MPI_Type_free(&e));
+    if (t != file)
+        MPI_CHECK(MPI_Type_free(&t));
+    MPI_CHECK(MPI_File_write_at_all(fh, (MPI_Offset)rank * NREC, out, NREC, mem, &st));
+    CHECK(count_of(&st, mem) == NREC, "external32 write count");
+    MPI_CHECK(MPI_File_sync(fh));
+    MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    /* the bytes, through a native byte view */
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    MPI_CHECK(MPI_File_read_at(fh, (MPI_Offset)rank * sizeof raw, raw, sizeof raw, MPI_BYTE, &st));
+    for (size_t k = 0; k < sizeof raw; k++)
+        CHECK(raw[k] == want[k], "external32 file byte %zu of record %zu is %02x, want %02x", k % REC_FILE,
+              k / REC_FILE, raw[k], want[k]);
+    /* back through the view, and through "internal" (native here) */
+    MPI_CHECK(MPI_File_set_view(fh, 0, file, file, "external32", MPI_INFO_NULL));
+    memset(in, 0, sizeof in);
+    MPI_CHECK(MPI_File_read_at_all(fh, (MPI_Offset)rank * NREC, in, NREC, mem, &st));
+    CHECK(count_of(&st, mem) == NREC, "external32 read count");
+    for (int r = 0; r < NREC; r++)
+        CHECK(in[r].i == out[r].i && in[r].d == out[r].d && in[r].s == out[r].s && in[r].f == out[r].f &&
+                  in[r].ll == out[r].ll && !memcmp(in[r].b, out[r].b, 3),
+              "external32 record %d read back differs", r);
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "internal", MPI_INFO_NULL));
+    {
+        int v = 0x11223344, back = 0;
+        unsigned char b4[4];
+        MPI_CHECK(MPI_File_write_at(fh, 1000 + rank, &v, 1, MPI_INT, &st));
+        MPI_CHECK(MPI_File_read_at(fh, 1000 + rank, &back, 1, MPI_INT, &st));
+        CHECK(back == v, "\"internal\" read back %x", back);
+        MPI_CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+        MPI_CHECK(MPI_File_read_at(fh, 4 * (1000 + rank), b4, 4, MPI_BYTE, &st));
+        CHECK(!memcmp(b4, &v, 4), "\"internal\" is not the native layout here");
+    }
+    /* a long double is IEEE quadruple precision, big-endian: 1.5 is 3fff 8000 0...0
+     * (set_view is collective: every rank sets each view, rank 0 writes) */
+    long double ld = 1.5L, ldback = 0;
+    unsigned char q[16];
+    long l = 7;
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_LONG_DOUBLE, MPI_LONG_DOUBLE, "external32", MPI_INFO_NULL));
+    if (rank == 0) {
+        MPI_CHECK(MPI_File_write_at(fh, 500, &ld, 1, MPI_LONG_DOUBLE, &st));
+        MPI_CHECK(MPI_File_read_at(fh, 500, &ldback, 1, MPI_LONG_DOUBLE, &st));
+        CHECK(ldback == ld, "external32 long double read back %Lg", ldback);
+    }
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    if (rank == 0) {
+        MPI_CHECK(MPI_File_read_at(fh, 500 * 16, q, 16, MPI_BYTE, &st));
+        CHECK(q[0] == 0x3f && q[1] == 0xff && q[2] == 0x80 && q[3] == 0 && q[15] == 0,
+              "external32 long double 1.5 is %02x%02x %02x%02x ... %02x", q[0], q[1], q[2], q[3], q[15]);
+    }
+    /* a memory type with an MPI_LONG (4 bytes in external32) under such a view */
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+    ECLASS(MPI_File_write_at(fh, 0, &l, 1, MPI_LONG, &st), MPI_ERR_UNSUPPORTED_DATAREP);
+    MPI_CHECK(MPI_File_close(&fh));
+    MPI_CHECK(MPI_Type_free(&mem));
+    MPI_CHECK(MPI_Type_free(&file));
 }
 
 static int handler_calls, handler_file;
@@ -373,6 +502,8 @@ int main(int argc, char **argv)
     explicit_offsets();
     interleaved_view();
     pointers();
+    MPI_Barrier(MPI_COMM_WORLD);
+    external32();
     errors();
 
     MPI_Barrier(MPI_COMM_WORLD);
