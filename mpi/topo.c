@@ -31,19 +31,18 @@ typedef struct dims_search {
 
 static void dims_consider(dims_search_t *s)
 {
-    int spread = s->cur[0] - s->cur[s->k - 1], later = 0;
+    int spread = s->cur[0] - s->cur[s->k - 1], better = 0;
     if (s->have_best && spread == s->best_spread) {
         /* a tie: the larger factors at the small end, compared from the smallest up
          * (10 x 6 x 6 before 9 x 8 x 5, 5 x 2 x 2 x 1 before 5 x 4 x 1 x 1), as MPICH
-         * and Open MPI choose */
-        for (int i = s->k - 1; i >= 0 && !later; i--) {
+         * chooses (Open MPI's greedy split gives the same in these four) */
+        for (int i = s->k - 1; i >= 0; i--)
             if (s->cur[i] != s->best[i]) {
-                later = s->cur[i] > s->best[i] ? 1 : -1;
+                better = s->cur[i] > s->best[i];
                 break;
             }
-        }
     }
-    if (!s->have_best || spread < s->best_spread || later > 0) {
+    if (!s->have_best || spread < s->best_spread || better) {
         memcpy(s->best, s->cur, (size_t)s->k * sizeof *s->best);
         s->best_spread = spread;
         s->have_best = 1;
