@@ -403,7 +403,18 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exten
         return FERR(fh, f, MPI_ERR_ARG, "MPI_File_get_type_extent", "extent is NULL");
     if (mpii_datatype_check(datatype) != MPI_SUCCESS)
         return FERR(fh, f, MPI_ERR_TYPE, "MPI_File_get_type_extent", "invalid datatype %d", datatype);
-    return MPI_Type_get_extent(datatype, &lb, extent); /* "native": as in memory */
+    if (f->ext32 && !mpii_ext32_same_size(datatype)) {
+        /* a basic type that changes size there: its external32 size; a
+         * derived type holding one has no layout here (set_view refuses it) */
+        MPI_Aint n;
+        if (!mpii_datatype_get(datatype)->predefined ||
+            MPI_Pack_external_size("external32", 1, datatype, &n) != MPI_SUCCESS)
+            return FERR(fh, f, MPI_ERR_UNSUPPORTED_DATAREP, "MPI_File_get_type_extent",
+                        "datatype %d changes size in \"external32\"", datatype);
+        *extent = n;
+        return MPI_SUCCESS;
+    }
+    return MPI_Type_get_extent(datatype, &lb, extent); /* as in memory */
 }
 
 /* collective; the mode takes effect for accesses after every rank set it */

@@ -422,6 +422,13 @@ static void external32(void)
     /* a memory type with an MPI_LONG (4 bytes in external32) under such a view */
     MPI_CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
     ECLASS(MPI_File_write_at(fh, 0, &l, 1, MPI_LONG, &st), MPI_ERR_UNSUPPORTED_DATAREP);
+    {
+        MPI_Aint x = 0;
+        MPI_CHECK(MPI_File_get_type_extent(fh, MPI_LONG, &x));
+        CHECK(x == 4, "external32 extent of MPI_LONG %ld, want 4", (long)x);
+        MPI_CHECK(MPI_File_get_type_extent(fh, mem, &x));
+        CHECK(x == sizeof(rec_t), "external32 extent of the struct %ld", (long)x);
+    }
     MPI_CHECK(MPI_File_close(&fh));
     MPI_CHECK(MPI_Type_free(&mem));
     MPI_CHECK(MPI_Type_free(&file));
