@@ -554,7 +554,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
                     datarep);
     e = mpii_datatype_get(etype);
     t = mpii_datatype_get(filetype);
-    if (e->size == 0 || t->size % e->size != 0 || t->extent <= 0)
+    /* a filetype of no data (all blocks empty, as a rank with nothing to
+     * access builds it) is a view of no bytes: Open MPI and MPICH take it */
+    if (e->size == 0 || t->size % e->size != 0 || (t->size > 0 && t->extent <= 0))
         return FERR(fh, f, MPI_ERR_TYPE, fn,
                     "the filetype must hold whole etypes and the etype data (etype %zu bytes, filetype %zu "
                     "bytes, extent %lld)",
@@ -660,9 +662,15 @@ static int rw_all(int fd, int wr, char *buf, size_t len, MPI_Offset pos, size_t 
 static MPI_Offset view_pos(const file_t *f, MPI_Offset off, size_t *run)
 {
     const mpii_datatype_t *t = mpii_datatype_get(f->ftype);
-    MPI_Offset k = off / (MPI_Offset)t->size, r = off % (MPI_Offset)t->size;
-    MPI_Offset base = f->disp + k * t->extent;
+    MPI_Offset k, r, base;
 
+    if (t->size == 0) {
+        *run = 0;
+        return f->disp;
+    }
+    k = off / (MPI_Offset)t->size;
+    r = off % (MPI_Offset)t->size;
+    base = f->disp + k * t->extent;
     if (t->contig) {
         *run = SIZE_MAX;
         return f->disp + t->true_lb + off;
@@ -690,6 +698,8 @@ static int view_io(file_t *f, int wr, char *buf, size_t len, MPI_Offset off, siz
     int e;
 
     *done = 0;
+    if (t->size == 0)
+        return 0; /* a view of no data: nothing moves (as in Open MPI) */
     if (t->contig)
         return rw_all(f->fd, wr, buf, len, f->disp + t->true_lb + off, done);
     k = off / (MPI_Offset)t->size;
@@ -1194,7 +1204,7 @@ static MPI_Offset view_end(file_t *f)
     struct stat st;
     MPI_Offset size, k, data;
 
-    if (fstat(f->fd, &st) != 0 || st.st_size <= f->disp)
+    if (t->size == 0 || fstat(f->fd, &st) != 0 || st.st_size <= f->disp)
         return 0;
     size = st.st_size;
     if (t->contig)

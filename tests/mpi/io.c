@@ -16,6 +16,8 @@
  *    packed view land big-endian, byte for byte as the standard's table
  *    says, and read back equal, non-contiguous memory and file types, an
  *    MPI_LONG_DOUBLE as IEEE quadruple precision; "internal";
+ *  - a view whose filetype holds no data on one rank (set_view succeeds
+ *    there, nothing moves through it, the others' data lands);
  *  - error classes under the files' default MPI_ERRORS_RETURN (no such
  *    file, bad amode, EXCL on an existing file, read on a write-only file,
  *    external32 of MPI_LONG (4 bytes there), a registered representation
@@ -497,6 +499,59 @@ static void errors(void)
     CHECK(access(path, F_OK) != 0, "%s is still there after MPI_MODE_DELETE_ON_CLOSE", path);
 }
 
+/* A rank with nothing to access gives its view a filetype of no data (an
+ * hindexed type of empty blocks, as PnetCDF builds it): set_view takes it
+ * on every rank, so the collective calls after it stay matched (they hung
+ * when that rank's set_view failed alone); through it nothing moves, and
+ * the other ranks' data lands where their views say. */
+static void empty_view(void)
+{
+    MPI_File fh;
+    MPI_Status st;
+    MPI_Datatype ft;
+    MPI_Offset pos = -1, end = -1;
+    int empty = rank == size - 1, v = 1000 + rank, got = -1;
+    int bl[2] = {0, 0};
+    MPI_Aint disp[2] = {8, 64};
+
+    MPI_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_CHECK(MPI_File_set_size(fh, 0));
+    if (empty) {
+        MPI_CHECK(MPI_Type_create_hindexed(2, bl, disp, MPI_BYTE, &ft));
+    } else {
+        bl[0] = (int)sizeof(int);
+        disp[0] = (MPI_Aint)(rank * sizeof(int));
+        MPI_CHECK(MPI_Type_create_hindexed(1, bl, disp, MPI_BYTE, &ft));
+    }
+    MPI_CHECK(MPI_Type_commit(&ft));
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    MPI_CHECK(MPI_Type_free(&ft));
+    MPI_CHECK(MPI_File_write_at_all(fh, 0, &v, empty ? 0 : 1, MPI_INT, &st));
+    if (empty) {
+        /* Open MPI's reading of an access through such a view: no bytes */
+        MPI_CHECK(MPI_File_write_at(fh, 0, &v, 1, MPI_INT, &st));
+        CHECK(count_of(&st, MPI_BYTE) == 0, "a write through an empty view moved %d bytes",
+              count_of(&st, MPI_BYTE));
+        MPI_CHECK(MPI_File_get_byte_offset(fh, 5, &pos));
+        CHECK(pos == 0, "byte offset %lld in an empty view at displacement 0", (long long)pos);
+        MPI_CHECK(MPI_File_seek(fh, 0, MPI_SEEK_END));
+        MPI_CHECK(MPI_File_get_position(fh, &end));
+        CHECK(end == 0, "the end of an empty view is at %lld", (long long)end);
+    }
+    MPI_CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    MPI_CHECK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_CHECK(MPI_File_sync(fh));
+    for (int r = 0; r < size - 1; r++) {
+        MPI_CHECK(MPI_File_read_at(fh, (MPI_Offset)(r * sizeof(int)), &got, 1, MPI_INT, &st));
+        CHECK(got == 1000 + r, "rank %d's int reads %d", r, got);
+    }
+    MPI_CHECK(MPI_File_get_size(fh, &end));
+    CHECK(end == (MPI_Offset)((size - 1) * sizeof(int)), "file of %lld bytes, %d ints written",
+          (long long)end, size - 1);
+    MPI_CHECK(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -511,6 +566,8 @@ int main(int argc, char **argv)
     pointers();
     MPI_Barrier(MPI_COMM_WORLD);
     external32();
+    MPI_Barrier(MPI_COMM_WORLD);
+    empty_view();
     errors();
 
     MPI_Barrier(MPI_COMM_WORLD);
